@@ -1,0 +1,53 @@
+/** Channel types by numeric id (spec 000 §3). `openai` marks those that speak OpenAI's wire format. */
+export interface ChannelTypeInfo {
+  id: number;
+  name: string;
+  openai: boolean;
+  defaultBaseUrl: string;
+  /** Key format hint shown in the channel form (spec 001 §5). */
+  keyHint?: string;
+}
+
+export const CHANNEL_TYPES: ChannelTypeInfo[] = [
+  { id: 1, name: 'OpenAI', openai: true, defaultBaseUrl: 'https://api.openai.com' },
+  { id: 2, name: 'Midjourney Proxy', openai: false, defaultBaseUrl: '' },
+  { id: 5, name: 'Midjourney Proxy Plus', openai: false, defaultBaseUrl: '' },
+  { id: 3, name: 'Azure OpenAI', openai: true, defaultBaseUrl: '' },
+  { id: 4, name: 'Ollama', openai: true, defaultBaseUrl: 'http://localhost:11434' },
+  { id: 8, name: 'Custom', openai: true, defaultBaseUrl: '' },
+  { id: 11, name: 'Google PaLM2', openai: false, defaultBaseUrl: 'https://generativelanguage.googleapis.com' },
+  { id: 14, name: 'Anthropic Claude', openai: false, defaultBaseUrl: 'https://api.anthropic.com' },
+  { id: 15, name: 'Baidu Wenxin', openai: false, defaultBaseUrl: 'https://aip.baidubce.com', keyHint: 'APIKey|SecretKey' },
+  { id: 46, name: 'Baidu Wenxin v2', openai: true, defaultBaseUrl: 'https://qianfan.baidubce.com' },
+  { id: 16, name: 'Zhipu ChatGLM', openai: false, defaultBaseUrl: 'https://open.bigmodel.cn' },
+  { id: 26, name: 'Zhipu GLM-4V', openai: true, defaultBaseUrl: 'https://open.bigmodel.cn' },
+  { id: 17, name: 'Alibaba Qwen', openai: false, defaultBaseUrl: 'https://dashscope.aliyuncs.com' },
+  { id: 18, name: 'iFlytek Spark', openai: false, defaultBaseUrl: '', keyHint: 'APPID|APISecret|APIKey' },
+  { id: 19, name: '360 Zhinao', openai: true, defaultBaseUrl: 'https://api.360.cn' },
+  { id: 20, name: 'OpenRouter', openai: true, defaultBaseUrl: 'https://openrouter.ai/api' },
+  { id: 21, name: 'Knowledge base: AI Proxy', openai: true, defaultBaseUrl: 'https://api.aiproxy.io' },
+  { id: 22, name: 'Knowledge base: FastGPT', openai: true, defaultBaseUrl: 'https://fastgpt.run/api/openapi', keyHint: 'APIKey-AppId' },
+  { id: 23, name: 'Tencent Hunyuan', openai: false, defaultBaseUrl: 'https://hunyuan.tencentcloudapi.com', keyHint: 'AppId|SecretId|SecretKey' },
+  { id: 24, name: 'Google Gemini', openai: false, defaultBaseUrl: 'https://generativelanguage.googleapis.com' },
+  { id: 25, name: 'Moonshot', openai: true, defaultBaseUrl: 'https://api.moonshot.cn' },
+  { id: 31, name: 'Yi (01.AI)', openai: true, defaultBaseUrl: 'https://api.lingyiwanwu.com' },
+  { id: 33, name: 'AWS Claude', openai: false, defaultBaseUrl: '', keyHint: 'Ak|Sk|Region' },
+  { id: 34, name: 'Cohere', openai: false, defaultBaseUrl: 'https://api.cohere.ai' },
+  { id: 35, name: 'MiniMax', openai: true, defaultBaseUrl: 'https://api.minimax.chat' },
+  { id: 36, name: 'Suno API', openai: false, defaultBaseUrl: '' },
+  { id: 37, name: 'Dify', openai: false, defaultBaseUrl: '' },
+  { id: 38, name: 'Jina', openai: true, defaultBaseUrl: 'https://api.jina.ai' },
+  { id: 39, name: 'Cloudflare', openai: true, defaultBaseUrl: 'https://api.cloudflare.com' },
+  { id: 40, name: 'SiliconCloud', openai: true, defaultBaseUrl: 'https://api.siliconflow.cn' },
+  { id: 41, name: 'Vertex AI', openai: false, defaultBaseUrl: '', keyHint: 'service-account JSON' },
+  { id: 42, name: 'Mistral AI', openai: true, defaultBaseUrl: 'https://api.mistral.ai' },
+  { id: 43, name: 'DeepSeek', openai: true, defaultBaseUrl: 'https://api.deepseek.com' },
+  { id: 44, name: 'M3E', openai: true, defaultBaseUrl: '' },
+  { id: 45, name: 'Volcano Engine', openai: true, defaultBaseUrl: 'https://ark.cn-beijing.volces.com' },
+  { id: 47, name: 'Xinference', openai: true, defaultBaseUrl: '' },
+  { id: 48, name: 'xAI', openai: true, defaultBaseUrl: 'https://api.x.ai' },
+  { id: 49, name: 'Coze', openai: false, defaultBaseUrl: 'https://api.coze.cn' },
+];
+
+const byId = new Map(CHANNEL_TYPES.map((t) => [t.id, t]));
+export const channelTypeInfo = (id: number): ChannelTypeInfo | undefined => byId.get(id);

@@ -1,0 +1,93 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import fastifyStatic from '@fastify/static';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, LogController } from 'fastify';
+import type { AppContext } from './context.ts';
+import { ApiError, fail } from './infra/envelope.ts';
+import { newRequestId, REQUEST_ID_HEADER } from './infra/request-id.ts';
+import { FEATURES } from './modules/index.ts';
+import { RELAY_PREFIXES, registerRelay } from './relay/routes.ts';
+
+/** Builds the HTTP server: the console API under /api, the relay, and the built web app with SPA fallback. */
+export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: ctx.log as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: () => newRequestId(),
+    bodyLimit: ctx.config.maxRequestBodyMb * 1024 * 1024,
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    trustProxy: true,
+    return503OnClosing: true,
+  });
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header(REQUEST_ID_HEADER, req.id);
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    if (reply.statusCode >= 500) req.log.error({ url: req.url, status: reply.statusCode }, 'request failed');
+  });
+
+  await app.register(cookie, { secret: ctx.config.sessionSecret });
+  await app.register(formbody);
+
+  // Console API: every reply is the {success, message, data} envelope, errors included.
+  await app.register(
+    async (api) => {
+      api.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
+        if (err instanceof ApiError) return reply.status(err.status).send(fail(err.message));
+        const status = (err as FastifyError).statusCode ?? 500;
+        if (status >= 500) {
+          req.log.error({ err }, 'unhandled error');
+          return reply.status(500).send(fail(`internal server error (request id ${req.id})`));
+        }
+        return reply.status(status).send(fail(friendlyClientError(err as FastifyError)));
+      });
+      api.setNotFoundHandler((req, reply) => reply.status(404).send(fail(`Invalid URL (${req.method} ${req.url})`)));
+      for (const feature of FEATURES) await feature(api, ctx);
+    },
+    { prefix: '/api' },
+  );
+
+  await registerRelay(app, ctx);
+
+  const dist = ctx.config.webDist;
+  const hasWeb = existsSync(join(dist, 'index.html'));
+  if (hasWeb) {
+    await app.register(fastifyStatic, {
+      root: dist,
+      wildcard: false,
+      setHeaders(reply, path) {
+        reply.header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+      },
+    });
+  }
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0];
+    if (RELAY_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`))) {
+      return reply.status(404).send({
+        error: { message: `Invalid URL (${req.method} ${path})`, type: 'invalid_request_error', param: null, code: 'not_found' },
+      });
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') return reply.status(404).send(fail('not found'));
+    if (!hasWeb) return reply.status(404).type('text/plain').send('The web console is not built; run `npm run build`.');
+    return reply.header('cache-control', 'no-cache').sendFile('index.html');
+  });
+  return app;
+}
+
+/** Fastify's own client errors (bad JSON, wrong content type, body too large) in plain words. */
+export function friendlyClientError(err: FastifyError): string {
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'invalid JSON in request body';
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'request body is too large';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'unsupported content type';
+    default:
+      return err.message;
+  }
+}

@@ -1,0 +1,72 @@
+import { Redis } from 'ioredis';
+import pino, { type Logger } from 'pino';
+import type { Config } from './config.ts';
+import { type Db, migrate, openDatabase } from './db/index.ts';
+import { type Bus, createBus } from './infra/bus.ts';
+import { createOptionStore, type OptionStore } from './modules/options/store.ts';
+
+/**
+ * What every module gets: configuration, the databases, the logger, the options in memory, the change bus.
+ * Modules add their own long-lived state through `onClose` (flush pending writes) and `onStart` (timers).
+ */
+export interface AppContext {
+  config: Config;
+  db: Db;
+  /** The database holding the `logs` table (the main one unless LOG_SQL_DSN is set). */
+  logDb: Db;
+  log: Logger;
+  options: OptionStore;
+  bus: Bus;
+  redis?: Redis;
+  /** Runs at shutdown, in reverse order of registration, before the databases close. */
+  onClose(hook: () => Promise<void> | void): void;
+  close(): Promise<void>;
+}
+
+export async function createContext(config: Config, log?: Logger): Promise<AppContext> {
+  const logger = log ?? pino({ level: config.logLevel });
+  const db = await openDatabase(config.sqlDsn, config.sqlitePath);
+  const logDb = config.logSqlDsn ? await openDatabase(config.logSqlDsn, config.sqlitePath) : db;
+  if (config.nodeType === 'master') {
+    await migrate(db);
+    if (logDb !== db) await migrate(logDb);
+  }
+  let redis: Redis | undefined;
+  let redisSub: Redis | undefined;
+  if (config.redisConnString) {
+    redis = new Redis(config.redisConnString, { maxRetriesPerRequest: 3, lazyConnect: true });
+    redisSub = new Redis(config.redisConnString, { lazyConnect: true });
+    await redis.connect();
+    await redisSub.connect();
+  }
+  const bus = createBus(redis && redisSub ? { pub: redis, sub: redisSub } : undefined);
+  const options = await createOptionStore(db, bus);
+  const hooks: Array<() => Promise<void> | void> = [];
+  let closed = false;
+  return {
+    config,
+    db,
+    logDb,
+    log: logger,
+    options,
+    bus,
+    redis,
+    onClose: (hook) => hooks.push(hook),
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const hook of hooks.reverse()) {
+        try {
+          await hook();
+        } catch (err) {
+          logger.error({ err }, 'shutdown hook failed');
+        }
+      }
+      await bus.close();
+      redis?.disconnect();
+      redisSub?.disconnect();
+      if (logDb !== db) await logDb.close();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Kysely, type Migration, type MigrationProvider, Migrator, MysqlDialect, PostgresDialect, SqliteDialect } from 'kysely';
+import { type DialectName, dialectOf, parseMysqlDsn } from './dialect.ts';
+import * as m001 from './migrations/001_init.ts';
+import type { Database } from './schema.ts';
+
+export type { Database } from './schema.ts';
+export type { DialectName } from './dialect.ts';
+
+export interface Db {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  close(): Promise<void>;
+}
+
+const MIGRATIONS: Record<string, { up(db: Kysely<any>, dialect: DialectName): Promise<void> }> = {
+  '001_init': m001,
+};
+
+/** Opens the database a DSN names (empty: SQLite at sqlitePath) without migrating it. */
+export async function openDatabase(dsn: string, sqlitePath: string): Promise<Db> {
+  const dialect = dialectOf(dsn);
+  if (dialect === 'sqlite') {
+    const { default: SQLite } = await import('better-sqlite3');
+    const path = dsn.startsWith('local:') ? dsn.slice('local:'.length) : sqlitePath;
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    const sqlite = new SQLite(path);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('foreign_keys = ON');
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    return { db, dialect, close: () => db.destroy() };
+  }
+  if (dialect === 'postgres') {
+    const pg = await import('pg');
+    // BIGINT and NUMERIC come back as strings by default; quota fits a JS number exactly.
+    pg.default.types.setTypeParser(20, (v) => Number(v));
+    pg.default.types.setTypeParser(1700, (v) => Number(v));
+    const pool = new pg.default.Pool({ connectionString: dsn, max: 20 });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, dialect, close: () => db.destroy() };
+  }
+  const mysql = await import('mysql2');
+  const conn = parseMysqlDsn(dsn);
+  const pool = mysql.createPool({
+    ...conn,
+    connectionLimit: 20,
+    decimalNumbers: true,
+    supportBigNumbers: true,
+    bigNumberStrings: false,
+    charset: 'utf8mb4',
+  });
+  const db = new Kysely<Database>({ dialect: new MysqlDialect({ pool }) });
+  return { db, dialect, close: () => db.destroy() };
+}
+
+export async function migrate(handle: Db): Promise<void> {
+  const provider: MigrationProvider = {
+    async getMigrations() {
+      const out: Record<string, Migration> = {};
+      for (const [name, m] of Object.entries(MIGRATIONS)) out[name] = { up: (db) => m.up(db, handle.dialect) };
+      return out;
+    },
+  };
+  const migrator = new Migrator({ db: handle.db, provider });
+  const { error } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+}

@@ -1,0 +1,220 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Table types. Booleans are stored as integers 0/1 on every engine so reads look the same everywhere;
+ * quota-like columns are BIGINT and read back as JS numbers (exact up to 2^53).
+ */
+export interface UsersTable {
+  id: Generated<number>;
+  username: string;
+  password: string;
+  display_name: string;
+  role: number;
+  status: number;
+  email: string;
+  github_id: string;
+  oidc_id: string;
+  wechat_id: string;
+  telegram_id: string;
+  linux_do_id: string;
+  access_token: string | null;
+  quota: number;
+  used_quota: number;
+  request_count: number;
+  group: string;
+  aff_code: string;
+  aff_count: number;
+  aff_quota: number;
+  aff_history_quota: number;
+  inviter_id: number;
+  setting: string;
+  created_at: number;
+  deleted_at: number | null;
+}
+
+export interface TokensTable {
+  id: Generated<number>;
+  user_id: number;
+  key: string;
+  status: number;
+  name: string;
+  created_time: number;
+  accessed_time: number;
+  expired_time: number;
+  remain_quota: number;
+  unlimited_quota: number;
+  model_limits_enabled: number;
+  model_limits: string;
+  allow_ips: string;
+  used_quota: number;
+  group: string;
+  deleted_at: number | null;
+}
+
+export interface ChannelsTable {
+  id: Generated<number>;
+  type: number;
+  key: string;
+  openai_organization: string;
+  test_model: string;
+  status: number;
+  name: string;
+  weight: number;
+  created_time: number;
+  test_time: number;
+  response_time: number;
+  base_url: string;
+  other: string;
+  balance: number;
+  balance_updated_time: number;
+  models: string;
+  group: string;
+  used_quota: number;
+  model_mapping: string;
+  status_code_mapping: string;
+  priority: number;
+  auto_ban: number;
+  other_info: string;
+  tag: string;
+  setting: string;
+  param_override: string;
+  max_input_tokens: number;
+}
+
+export interface AbilitiesTable {
+  group: string;
+  model: string;
+  channel_id: number;
+  enabled: number;
+  priority: number;
+  weight: number;
+  tag: string;
+}
+
+export interface OptionsTable {
+  key: string;
+  value: string;
+}
+
+export interface RedemptionsTable {
+  id: Generated<number>;
+  user_id: number;
+  key: string;
+  status: number;
+  name: string;
+  quota: number;
+  created_time: number;
+  redeemed_time: number;
+  used_user_id: number;
+  deleted_at: number | null;
+}
+
+export interface LogsTable {
+  id: Generated<number>;
+  user_id: number;
+  created_at: number;
+  type: number;
+  content: string;
+  username: string;
+  token_name: string;
+  token_id: number;
+  model_name: string;
+  quota: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  use_time: number;
+  first_time: number;
+  is_stream: number;
+  channel_id: number;
+  group: string;
+  ip: string;
+  request_id: string;
+  other: string;
+}
+
+export interface MidjourneysTable {
+  id: Generated<number>;
+  code: number;
+  user_id: number;
+  action: string;
+  mj_id: string;
+  prompt: string;
+  prompt_en: string;
+  description: string;
+  state: string;
+  submit_time: number;
+  start_time: number;
+  finish_time: number;
+  image_url: string;
+  status: string;
+  progress: string;
+  fail_reason: string;
+  channel_id: number;
+  quota: number;
+  buttons: string;
+  properties: string;
+}
+
+export interface TasksTable {
+  id: Generated<number>;
+  created_at: number;
+  updated_at: number;
+  task_id: string;
+  platform: string;
+  user_id: number;
+  channel_id: number;
+  quota: number;
+  action: string;
+  status: string;
+  fail_reason: string;
+  submit_time: number;
+  start_time: number;
+  finish_time: number;
+  progress: string;
+  properties: string;
+  data: string;
+}
+
+export interface TopUpsTable {
+  id: Generated<number>;
+  user_id: number;
+  amount: number;
+  money: number;
+  trade_no: string;
+  payment_method: string;
+  create_time: number;
+  complete_time: number;
+  status: string;
+}
+
+export interface QuotaDataTable {
+  id: Generated<number>;
+  user_id: number;
+  username: string;
+  model_name: string;
+  created_at: number;
+  token_used: number;
+  count: number;
+  quota: number;
+}
+
+export interface SetupsTable {
+  id: Generated<number>;
+  version: string;
+  initialized_at: number;
+}
+
+export interface Database {
+  users: UsersTable;
+  tokens: TokensTable;
+  channels: ChannelsTable;
+  abilities: AbilitiesTable;
+  options: OptionsTable;
+  redemptions: RedemptionsTable;
+  logs: LogsTable;
+  midjourneys: MidjourneysTable;
+  tasks: TasksTable;
+  top_ups: TopUpsTable;
+  quota_data: QuotaDataTable;
+  setups: SetupsTable;
+}

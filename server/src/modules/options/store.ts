@@ -1,0 +1,131 @@
+import type { Bus } from '../../infra/bus.ts';
+import { ApiError } from '../../infra/envelope.ts';
+import type { Db } from '../../db/index.ts';
+import { OPTIONS, type OptionDef } from './registry.ts';
+
+/**
+ * Options held in memory: read on every request without a database round trip, written through to the
+ * database, and reloaded when another instance announces a change on the bus.
+ */
+export interface OptionStore {
+  get(key: string): string;
+  bool(key: string): boolean;
+  int(key: string): number;
+  float(key: string): number;
+  /** Parsed JSON, cached until the value changes; the default when the stored text does not parse. */
+  json<T = unknown>(key: string): T;
+  all(): Record<string, string>;
+  set(key: string, value: string): Promise<void>;
+  reload(): Promise<void>;
+  onChange(listener: (key: string, value: string) => void): () => void;
+}
+
+/** Checks a value against its definition and returns the canonical string to store, or throws a 400. */
+export function normaliseOption(key: string, raw: unknown, def: OptionDef | undefined): string {
+  if (!def) throw new ApiError(`unknown option: ${key}`);
+  const value = typeof raw === 'string' ? raw : typeof raw === 'number' || typeof raw === 'boolean' ? String(raw) : null;
+  if (value === null) throw new ApiError(`option ${key}: value must be a string`);
+  switch (def.type) {
+    case 'bool':
+      if (value !== 'true' && value !== 'false') throw new ApiError(`option ${key}: expected true or false`);
+      return value;
+    case 'int':
+      if (!/^-?\d+$/.test(value.trim())) throw new ApiError(`option ${key}: expected an integer`);
+      return String(Number.parseInt(value, 10));
+    case 'float':
+      if (value.trim() === '' || !Number.isFinite(Number(value))) throw new ApiError(`option ${key}: expected a number`);
+      return String(Number(value));
+    case 'json':
+      try {
+        JSON.parse(value);
+      } catch {
+        throw new ApiError(`option ${key}: not valid JSON`);
+      }
+      return value;
+    default:
+      return value;
+  }
+}
+
+export async function createOptionStore(handle: Db, bus: Bus): Promise<OptionStore> {
+  let values = new Map<string, string>();
+  const parsed = new Map<string, unknown>();
+  const listeners = new Set<(key: string, value: string) => void>();
+
+  const load = async () => {
+    const rows = await handle.db.selectFrom('options').select(['key', 'value']).execute();
+    const next = new Map<string, string>();
+    for (const r of rows) next.set(r.key, r.value ?? '');
+    const changed: string[] = [];
+    for (const key of new Set([...values.keys(), ...next.keys()])) if (values.get(key) !== next.get(key)) changed.push(key);
+    values = next;
+    parsed.clear();
+    for (const key of changed) for (const l of listeners) l(key, store.get(key));
+  };
+
+  const store: OptionStore = {
+    get(key) {
+      return values.get(key) ?? OPTIONS[key]?.default ?? '';
+    },
+    bool(key) {
+      return store.get(key) === 'true';
+    },
+    int(key) {
+      const n = Number.parseInt(store.get(key), 10);
+      return Number.isFinite(n) ? n : Number.parseInt(OPTIONS[key]?.default ?? '0', 10) || 0;
+    },
+    float(key) {
+      const n = Number(store.get(key));
+      return Number.isFinite(n) ? n : Number(OPTIONS[key]?.default ?? 0) || 0;
+    },
+    json<T>(key: string): T {
+      if (parsed.has(key)) return parsed.get(key) as T;
+      let v: unknown;
+      try {
+        v = JSON.parse(store.get(key));
+      } catch {
+        v = JSON.parse(OPTIONS[key]?.default || 'null');
+      }
+      parsed.set(key, v);
+      return v as T;
+    },
+    all() {
+      const out: Record<string, string> = {};
+      for (const key of Object.keys(OPTIONS)) out[key] = store.get(key);
+      for (const [k, v] of values) out[k] = v;
+      return out;
+    },
+    async set(key, value) {
+      const canonical = normaliseOption(key, value, OPTIONS[key]);
+      const db = handle.db;
+      if (handle.dialect === 'mysql') {
+        await db
+          .insertInto('options')
+          .values({ key, value: canonical })
+          .onDuplicateKeyUpdate({ value: canonical })
+          .execute();
+      } else {
+        await db
+          .insertInto('options')
+          .values({ key, value: canonical })
+          .onConflict((oc) => oc.column('key').doUpdateSet({ value: canonical }))
+          .execute();
+      }
+      values.set(key, canonical);
+      parsed.delete(key);
+      for (const l of listeners) l(key, canonical);
+      bus.publish('options', key);
+    },
+    reload: load,
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+
+  await load();
+  bus.subscribe('options', () => {
+    load().catch(() => {});
+  });
+  return store;
+}
