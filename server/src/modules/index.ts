@@ -1,7 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
+import contentFeature from './content/routes.ts';
+import dataFeature from './data/routes.ts';
+import midjourneyFeature from './midjourney/routes.ts';
+import pricingFeature from './pricing/routes.ts';
+import tasksFeature from './tasks/routes.ts';
 
 /** A console feature: registers its /api routes. One line per feature in FEATURES below. */
 export type Feature = (app: FastifyInstance, ctx: AppContext) => Promise<void> | void;
 
-export const FEATURES: Feature[] = [];
+export const FEATURES: Feature[] = [
+  pricingFeature,
+  dataFeature,
+  midjourneyFeature,
+  tasksFeature,
+  contentFeature,
+];

@@ -1,0 +1,50 @@
+import type { AppContext } from '../../context.ts';
+
+export interface QuotaDataRow {
+  id: number;
+  user_id: number;
+  username: string;
+  model_name: string;
+  created_at: number;
+  token_used: number;
+  count: number;
+  quota: number;
+}
+
+export interface DataRange {
+  start: number;
+  end: number;
+}
+
+const num = (v: unknown) => Number(v ?? 0);
+
+/** Raw hourly rows of one user (by id, or by username for the admin filter), oldest first. */
+export async function listUserData(ctx: AppContext, who: { userId?: number; username?: string }, range: DataRange): Promise<QuotaDataRow[]> {
+  let q = ctx.db.db.selectFrom('quota_data').selectAll();
+  if (who.userId !== undefined) q = q.where('user_id', '=', who.userId);
+  if (who.username !== undefined) q = q.where('username', '=', who.username);
+  if (range.start > 0) q = q.where('created_at', '>=', range.start);
+  if (range.end > 0) q = q.where('created_at', '<=', range.end);
+  const rows = await q.orderBy('created_at').orderBy('model_name').execute();
+  return rows.map((r) => ({ ...r, id: num(r.id), user_id: num(r.user_id), created_at: num(r.created_at), token_used: num(r.token_used), count: num(r.count), quota: num(r.quota) }));
+}
+
+/** Every user's rows summed per model and hour (user fields left empty), oldest first. */
+export async function listAllData(ctx: AppContext, range: DataRange): Promise<QuotaDataRow[]> {
+  let q = ctx.db.db
+    .selectFrom('quota_data')
+    .select((eb) => ['model_name', 'created_at', eb.fn.sum('token_used').as('token_used'), eb.fn.sum('count').as('count'), eb.fn.sum('quota').as('quota')]);
+  if (range.start > 0) q = q.where('created_at', '>=', range.start);
+  if (range.end > 0) q = q.where('created_at', '<=', range.end);
+  const rows = await q.groupBy(['model_name', 'created_at']).orderBy('created_at').orderBy('model_name').execute();
+  return rows.map((r) => ({
+    id: 0,
+    user_id: 0,
+    username: '',
+    model_name: r.model_name,
+    created_at: num(r.created_at),
+    token_used: num(r.token_used),
+    count: num(r.count),
+    quota: num(r.quota),
+  }));
+}

@@ -1,0 +1,26 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import { requireAdmin, tryUser } from '../auth/guard.ts';
+import { createPricingCache, groupRatios, usableGroups } from './service.ts';
+import { resetModelPrices } from './reset.ts';
+
+/** Public price list (spec 002 §3, reference console-api.md §13.2) and the admin "reset model ratios" action. */
+export default function pricingFeature(app: FastifyInstance, ctx: AppContext) {
+  const cache = createPricingCache(ctx);
+
+  app.get('/pricing', { preHandler: tryUser(ctx) }, async (req) => {
+    const usable = usableGroups(ctx, req.user?.group);
+    return {
+      success: true,
+      message: '',
+      data: await cache.get(),
+      group_ratio: groupRatios(ctx, Object.keys(usable)),
+      usable_group: usable,
+    };
+  });
+
+  app.post('/option/rest_model_ratio', { preHandler: requireAdmin(ctx) }, async () => {
+    await resetModelPrices(ctx);
+    return { success: true, message: 'model ratios reset to the built-in defaults' };
+  });
+}
