@@ -1,0 +1,6 @@
+import { Placeholder } from '../../app/Placeholder.tsx';
+
+/** Placeholder until the feature owner lands the page. */
+export default function PricingPage() {
+  return <Placeholder titleKey="nav.pricing" />;
+}

@@ -1,0 +1,6 @@
+import { Placeholder } from '../../app/Placeholder.tsx';
+
+/** Placeholder until the feature owner lands the page. */
+export default function SetupPage() {
+  return <Placeholder titleKey="nav.home" />;
+}

@@ -1,0 +1,70 @@
+import i18n from 'i18next';
+import { initReactI18next } from 'react-i18next';
+import common from './common.ts';
+import shell from './shell.ts';
+
+export type Lang = 'zh' | 'en';
+export const LANGS: Lang[] = ['zh', 'en'];
+export const LANG_KEY = 'i18nextLng';
+
+type Dict = { [key: string]: string | Dict };
+type LocaleFile = { default: { zh: Dict; en: Dict } };
+
+/** Flattens nested dictionaries to dotted keys, so a feature may write either `{ 'token.title': .. }` or `{ token: { title: .. } }`. */
+function flatten(dict: Dict, prefix = '', out: Record<string, string> = {}): Record<string, string> {
+  for (const [key, value] of Object.entries(dict)) {
+    const full = prefix ? `${prefix}.${key}` : key;
+    if (typeof value === 'string') out[full] = value;
+    else flatten(value, full, out);
+  }
+  return out;
+}
+
+/** Every feature's `i18n.ts` is merged into the default namespace. */
+const featureFiles = import.meta.glob<LocaleFile>('../features/*/i18n.ts', { eager: true });
+
+function buildResources() {
+  const zh: Record<string, string> = {};
+  const en: Record<string, string> = {};
+  for (const file of [
+    { default: common },
+    { default: shell },
+    ...Object.values(featureFiles),
+  ] as LocaleFile[]) {
+    Object.assign(zh, flatten(file.default.zh));
+    Object.assign(en, flatten(file.default.en));
+  }
+  return { zh: { translation: zh }, en: { translation: en } };
+}
+
+export function detectLang(): Lang {
+  const stored = localStorage.getItem(LANG_KEY);
+  if (stored === 'zh' || stored === 'en') return stored;
+  if (stored?.startsWith('zh')) return 'zh';
+  if (stored?.startsWith('en')) return 'en';
+  return navigator.language?.toLowerCase().startsWith('en') ? 'en' : 'zh';
+}
+
+i18n.use(initReactI18next).init({
+  resources: buildResources(),
+  lng: detectLang(),
+  fallbackLng: 'zh',
+  keySeparator: false,
+  interpolation: { escapeValue: false },
+  returnNull: false,
+});
+
+function applyLang(lng: string) {
+  document.documentElement.lang = lng === 'en' ? 'en' : 'zh-CN';
+}
+applyLang(i18n.language);
+i18n.on('languageChanged', (lng) => {
+  localStorage.setItem(LANG_KEY, lng);
+  applyLang(lng);
+});
+
+export function currentLang(): Lang {
+  return i18n.language === 'en' ? 'en' : 'zh';
+}
+
+export default i18n;
