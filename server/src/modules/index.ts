@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
+import { authFeature } from './auth/routes.ts';
+import { selfFeature } from './users/self-routes.ts';
 import contentFeature from './content/routes.ts';
 import dataFeature from './data/routes.ts';
 import midjourneyFeature from './midjourney/routes.ts';
@@ -10,6 +12,8 @@ import tasksFeature from './tasks/routes.ts';
 export type Feature = (app: FastifyInstance, ctx: AppContext) => Promise<void> | void;
 
 export const FEATURES: Feature[] = [
+  authFeature,
+  selfFeature,
   pricingFeature,
   dataFeature,
   midjourneyFeature,

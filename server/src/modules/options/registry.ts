@@ -65,6 +65,15 @@ export const OPTIONS: Record<string, OptionDef> = {
   ModelPrice: j('{}'),
   GroupRatio: j('{"default":1,"vip":1,"svip":1}'),
   UserUsableGroups: j('{"default":"默认分组","vip":"vip分组"}'),
+  // Payment (Epay-compatible online top-up)
+  ServerAddress: s(''),
+  PayAddress: s(''),
+  EpayId: s(''),
+  EpayKey: secret(),
+  Price: f(7.3),
+  MinTopUp: i(1),
+  TopupGroupRatio: j('{}'),
+  CustomCallbackAddress: s(''),
 };
 
 export const isKnownOption = (key: string) => Object.hasOwn(OPTIONS, key);

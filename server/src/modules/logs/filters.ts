@@ -1,0 +1,47 @@
+import type { SelectQueryBuilder } from 'kysely';
+import { z } from 'zod';
+import type { Database } from '../../db/schema.ts';
+
+/** Query strings arrive as text; an empty value means "not set". */
+const blank = (v: unknown) => (v === '' || v === null ? undefined : v);
+const optInt = (min: number, max = Number.MAX_SAFE_INTEGER) => z.preprocess(blank, z.coerce.number().int().min(min).max(max).optional());
+const optText = z.preprocess(blank, z.string().trim().max(191).optional());
+
+/** Filters shared by the list and stat endpoints (spec 001 §7 "Logs"). */
+export const logFilterSchema = z.object({
+  type: optInt(0, 5),
+  username: optText,
+  token_name: optText,
+  model_name: optText,
+  group: optText,
+  channel: optInt(0),
+  start_timestamp: optInt(0),
+  end_timestamp: optInt(0),
+});
+
+export const logPageSchema = logFilterSchema.extend({
+  p: z.preprocess(blank, z.coerce.number().int().optional()),
+  page_size: z.preprocess(blank, z.coerce.number().int().min(1).max(100).optional()),
+});
+
+export type LogFilter = z.infer<typeof logFilterSchema> & { user_id?: number };
+
+type LogQuery<O> = SelectQueryBuilder<Database, 'logs', O>;
+
+/**
+ * Applies every filter that is set. `withTime: false` leaves out the time range (the rpm/tpm window sets its
+ * own) and `withType: false` leaves out the type (stats count consumption only).
+ */
+export function applyLogFilter<O>(q: LogQuery<O>, f: LogFilter, opts: { withTime?: boolean; withType?: boolean } = {}): LogQuery<O> {
+  const { withTime = true, withType = true } = opts;
+  if (f.user_id !== undefined) q = q.where('user_id', '=', f.user_id);
+  if (withType && f.type) q = q.where('type', '=', f.type);
+  if (f.username) q = q.where('username', '=', f.username);
+  if (f.token_name) q = q.where('token_name', '=', f.token_name);
+  if (f.model_name) q = q.where('model_name', '=', f.model_name);
+  if (f.group) q = q.where('group', '=', f.group);
+  if (f.channel) q = q.where('channel_id', '=', f.channel);
+  if (withTime && f.start_timestamp) q = q.where('created_at', '>=', f.start_timestamp);
+  if (withTime && f.end_timestamp) q = q.where('created_at', '<=', f.end_timestamp);
+  return q;
+}

@@ -1,0 +1,95 @@
+import { type Selectable, sql } from 'kysely';
+import type { Db } from '../../db/index.ts';
+import type { LogsTable } from '../../db/schema.ts';
+import { applyLogFilter, type LogFilter } from './filters.ts';
+
+/**
+ * Totals above this are reported as "at least COUNT_CAP": counting millions of matching rows exactly costs
+ * more than the page itself, while counting up to the cap walks at most that many index entries.
+ */
+export const COUNT_CAP = 10_000;
+
+export type LogRow = Selectable<LogsTable>;
+
+export interface LogPage {
+  rows: LogRow[];
+  total: number;
+  capped: boolean;
+}
+
+const LOG_TYPE_CONSUME = 2;
+
+export async function listLogs(handle: Db, f: LogFilter, page: number, pageSize: number): Promise<LogPage> {
+  const db = handle.db;
+  const filtered = applyLogFilter(db.selectFrom('logs'), f);
+  const [rows, counted] = await Promise.all([
+    filtered
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(pageSize)
+      .offset((page - 1) * pageSize)
+      .execute(),
+    db
+      .selectFrom(filtered.select(sql<number>`1`.as('one')).limit(COUNT_CAP + 1).as('t'))
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow(),
+  ]);
+  const n = Number(counted.n);
+  return { rows, total: Math.min(n, COUNT_CAP), capped: n > COUNT_CAP };
+}
+
+export interface LogStat {
+  quota: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  /** Consumption requests in the last 60 seconds. */
+  rpm: number;
+  /** Prompt plus completion tokens of consumption in the last 60 seconds. */
+  tpm: number;
+}
+
+/** Sums of consumption (type 2) under the filters; rpm/tpm look at the last minute whatever the time range. */
+export async function statLogs(handle: Db, f: LogFilter, now = Math.floor(Date.now() / 1000)): Promise<LogStat> {
+  const db = handle.db;
+  const [sums, recent] = await Promise.all([
+    applyLogFilter(db.selectFrom('logs'), f, { withType: false })
+      .where('type', '=', LOG_TYPE_CONSUME)
+      .select((eb) => [
+        eb.fn.sum<number>('quota').as('quota'),
+        eb.fn.sum<number>('prompt_tokens').as('prompt_tokens'),
+        eb.fn.sum<number>('completion_tokens').as('completion_tokens'),
+      ])
+      .executeTakeFirstOrThrow(),
+    applyLogFilter(db.selectFrom('logs'), f, { withType: false, withTime: false })
+      .where('type', '=', LOG_TYPE_CONSUME)
+      .where('created_at', '>=', now - 60)
+      .select((eb) => [eb.fn.countAll<number>().as('requests'), sql<number>`sum(prompt_tokens + completion_tokens)`.as('tokens')])
+      .executeTakeFirstOrThrow(),
+  ]);
+  const prompt = Number(sums.prompt_tokens ?? 0);
+  const completion = Number(sums.completion_tokens ?? 0);
+  return {
+    quota: Number(sums.quota ?? 0),
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    rpm: Number(recent.requests ?? 0),
+    tpm: Number(recent.tokens ?? 0),
+  };
+}
+
+/** Removes every row older than `before` (unix seconds); returns how many went. */
+export async function deleteLogsBefore(handle: Db, before: number): Promise<number> {
+  const r = await handle.db.deleteFrom('logs').where('created_at', '<', before).executeTakeFirst();
+  return Number(r.numDeletedRows ?? 0);
+}
+
+/** Channel names by id, from the main database (the logs may live in another one). */
+export async function channelNames(handle: Db, ids: number[]): Promise<Map<number, string>> {
+  const unique = [...new Set(ids.filter((id) => id > 0))];
+  if (unique.length === 0) return new Map();
+  const rows = await handle.db.selectFrom('channels').select(['id', 'name']).where('id', 'in', unique).execute();
+  return new Map(rows.map((r) => [Number(r.id), r.name]));
+}
