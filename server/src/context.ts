@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import { type Db, migrate, openDatabase } from './db/index.ts';
 import { type Bus, createBus } from './infra/bus.ts';
 import { createOptionStore, type OptionStore } from './modules/options/store.ts';
+import { createUserCache, type UserCache } from './modules/users/cache.ts';
 
 /**
  * What every module gets: configuration, the databases, the logger, the options in memory, the change bus.
@@ -17,6 +18,8 @@ export interface AppContext {
   log: Logger;
   options: OptionStore;
   bus: Bus;
+  /** Users in memory (role, status, group, setting, quota), refreshed on bus `user:<id>`. */
+  users: UserCache;
   redis?: Redis;
   /** Runs at shutdown, in reverse order of registration, before the databases close. */
   onClose(hook: () => Promise<void> | void): void;
@@ -50,6 +53,7 @@ export async function createContext(config: Config, log?: Logger): Promise<AppCo
     log: logger,
     options,
     bus,
+    users: createUserCache(db, bus, { ttlMs: config.syncFrequencySec * 1000 }),
     redis,
     onClose: (hook) => hooks.push(hook),
     async close() {

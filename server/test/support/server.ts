@@ -25,6 +25,8 @@ export async function startServer(opts: { db?: TestDatabase; env?: Record<string
     SESSION_SECRET: 'test-session-secret',
     GLOBAL_API_RATE_LIMIT_ENABLE: 'false',
     GLOBAL_WEB_RATE_LIMIT_ENABLE: 'false',
+    // Tests log in and register many times from 127.0.0.1; rate-limit tests set their own numbers.
+    CRITICAL_RATE_LIMIT: '100000',
     LOG_LEVEL: 'silent',
     ...opts.env,
   });

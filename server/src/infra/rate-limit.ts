@@ -1,0 +1,102 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { AppContext } from '../context.ts';
+import { ApiError } from './envelope.ts';
+
+/**
+ * Sliding-window request limits per key (the client IP): at most `count` hits in the last `durationSec`.
+ * In memory per process, or in Redis (a sorted set per key, updated by one Lua script) when the context has
+ * Redis, so every instance shares the same window.
+ */
+export interface RateLimiter {
+  /** Records a hit and says whether it is allowed; a refused hit is not recorded. */
+  hit(key: string): Promise<boolean>;
+}
+
+export const TOO_MANY_REQUESTS = 'too many requests, please try again later';
+
+export function memoryRateLimiter(count: number, durationSec: number, now: () => number = Date.now): RateLimiter {
+  const windowMs = durationSec * 1000;
+  const hits = new Map<string, number[]>();
+  let lastSweep = now();
+  const sweep = (t: number) => {
+    if (t - lastSweep < windowMs) return;
+    lastSweep = t;
+    for (const [k, list] of hits) if (!list.length || list[list.length - 1] <= t - windowMs) hits.delete(k);
+  };
+  return {
+    async hit(key) {
+      const t = now();
+      sweep(t);
+      let list = hits.get(key);
+      if (!list) {
+        list = [];
+        hits.set(key, list);
+      }
+      let drop = 0;
+      while (drop < list.length && list[drop] <= t - windowMs) drop++;
+      if (drop) list.splice(0, drop);
+      if (list.length >= count) return false;
+      list.push(t);
+      return true;
+    },
+  };
+}
+
+const SLIDING_WINDOW = `
+local key = KEYS[1]
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+if redis.call('ZCARD', key) >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', key, now, ARGV[4])
+redis.call('PEXPIRE', key, window)
+return 1`;
+
+export function redisRateLimiter(redis: Redis, name: string, count: number, durationSec: number): RateLimiter {
+  return {
+    async hit(key) {
+      const member = `${Date.now()}-${randomBytes(6).toString('hex')}`;
+      const allowed = await redis.eval(SLIDING_WINDOW, 1, `modelgate:rl:${name}:${key}`, Date.now(), durationSec * 1000, count, member);
+      return Number(allowed) === 1;
+    },
+  };
+}
+
+const limiters = new WeakMap<AppContext, Map<string, RateLimiter>>();
+
+/** One shared limiter per context and name (all routes using the same name share one bucket per IP). */
+export function namedLimiter(ctx: AppContext, name: string, count: number, durationSec: number): RateLimiter {
+  let byName = limiters.get(ctx);
+  if (!byName) {
+    byName = new Map();
+    limiters.set(ctx, byName);
+  }
+  let limiter = byName.get(name);
+  if (!limiter) {
+    limiter = ctx.redis ? redisRateLimiter(ctx.redis, name, count, durationSec) : memoryRateLimiter(count, durationSec);
+    byName.set(name, limiter);
+  }
+  return limiter;
+}
+
+/** A hook refusing the request with a 429 envelope when the limiter trips. */
+export function limitHook(limiter: RateLimiter, keyOf: (req: FastifyRequest) => string = (req) => req.ip): onRequestAsyncHookHandler {
+  return async (req) => {
+    if (!(await limiter.hit(keyOf(req)))) throw new ApiError(TOO_MANY_REQUESTS, 429);
+  };
+}
+
+/** CRITICAL_RATE_LIMIT per IP over login, registration and other sensitive routes (one shared bucket). */
+export function criticalRateLimit(ctx: AppContext): onRequestAsyncHookHandler {
+  const { count, durationSec } = ctx.config.criticalRateLimit;
+  return limitHook(namedLimiter(ctx, 'critical', count, durationSec));
+}
+
+/** GLOBAL_API_RATE_LIMIT per IP over every /api request; a no-op when disabled. */
+export function globalApiRateLimit(ctx: AppContext): onRequestAsyncHookHandler {
+  const { enabled, count, durationSec } = ctx.config.globalApiRateLimit;
+  if (!enabled) return async () => {};
+  return limitHook(namedLimiter(ctx, 'global-api', count, durationSec));
+}
