@@ -101,6 +101,8 @@ export function useStatus() {
     queryFn: fetchStatus,
     placeholderData: cachedStatus,
     staleTime: 60_000,
+    // the layout says "unable to connect" once; no second toast from the query cache
+    meta: { silent: true },
   });
   return {
     status: query.data ?? ({} as Status),

@@ -2,7 +2,7 @@ import { Drawer, Layout, Menu, Spin, theme } from 'antd';
 import { Suspense, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Outlet, useLocation, useNavigate } from 'react-router';
-import { showError } from '../../shared/feedback.tsx';
+import { feedback } from '../../shared/feedback.tsx';
 import { useStatus } from '../../shared/status.ts';
 import { useStoredString, writeString } from '../../shared/storage.ts';
 import { useIsMobile } from '../../shared/useIsMobile.ts';
@@ -27,7 +27,7 @@ function useDocumentIdentity() {
     if (icon) icon.href = status.logo || '/logo.png';
   }, [status.system_name, status.logo]);
   useEffect(() => {
-    if (isError) showError(new Error(t('errors.connect')));
+    if (isError) feedback.message?.error({ key: 'status-error', content: t('errors.connect') });
   }, [isError, t]);
 }
 
@@ -64,7 +64,7 @@ export function AppLayout() {
       <Layout>
         {showSider && (
           <Layout.Sider
-            theme={undefined}
+            theme="light"
             collapsible
             collapsed={collapsed}
             onCollapse={(value) => writeString(COLLAPSE_KEY, String(value))}

@@ -1,0 +1,4 @@
+export * from './accounts.ts';
+export * from './browser.ts';
+export * from './gateway.ts';
+export * from './shoot.ts';
