@@ -7,6 +7,9 @@ import dataFeature from './data/routes.ts';
 import midjourneyFeature from './midjourney/routes.ts';
 import pricingFeature from './pricing/routes.ts';
 import tasksFeature from './tasks/routes.ts';
+import { logsFeature } from './logs/routes.ts';
+import { redemptionsFeature } from './redemptions/routes.ts';
+import { topupFeature } from './topup/routes.ts';
 
 /** A console feature: registers its /api routes. One line per feature in FEATURES below. */
 export type Feature = (app: FastifyInstance, ctx: AppContext) => Promise<void> | void;
@@ -19,4 +22,7 @@ export const FEATURES: Feature[] = [
   midjourneyFeature,
   tasksFeature,
   contentFeature,
+  redemptionsFeature,
+  topupFeature,
+  logsFeature,
 ];
