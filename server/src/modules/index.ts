@@ -7,6 +7,7 @@ import dataFeature from './data/routes.ts';
 import midjourneyFeature from './midjourney/routes.ts';
 import pricingFeature from './pricing/routes.ts';
 import tasksFeature from './tasks/routes.ts';
+import tokensFeature from './tokens/routes.ts';
 import { logsFeature } from './logs/routes.ts';
 import { redemptionsFeature } from './redemptions/routes.ts';
 import { topupFeature } from './topup/routes.ts';
@@ -25,4 +26,5 @@ export const FEATURES: Feature[] = [
   redemptionsFeature,
   topupFeature,
   logsFeature,
+  tokensFeature,
 ];

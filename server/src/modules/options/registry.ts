@@ -58,6 +58,8 @@ export const OPTIONS: Record<string, OptionDef> = {
   AutomaticDisableChannelEnabled: b(false),
   AutomaticEnableChannelEnabled: b(false),
   AutomaticDisableKeywords: t(''),
+  // Lets server-side fetches (upstream model lists, balances, tests) reach private and loopback addresses
+  'fetch_setting.allow_private_ip': b(false),
   // Pricing
   ModelRatio: j('{}'),
   CompletionRatio: j('{}'),
