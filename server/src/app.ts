@@ -6,6 +6,7 @@ import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, LogController } from 'fastify';
 import type { AppContext } from './context.ts';
 import { ApiError, fail } from './infra/envelope.ts';
+import { globalApiRateLimit } from './infra/rate-limit.ts';
 import { newRequestId, REQUEST_ID_HEADER } from './infra/request-id.ts';
 import { FEATURES } from './modules/index.ts';
 import { RELAY_PREFIXES, registerRelay } from './relay/routes.ts';
@@ -45,6 +46,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         return reply.status(status).send(fail(friendlyClientError(err as FastifyError)));
       });
       api.setNotFoundHandler((req, reply) => reply.status(404).send(fail(`Invalid URL (${req.method} ${req.url})`)));
+      api.addHook('onRequest', globalApiRateLimit(ctx));
       for (const feature of FEATURES) await feature(api, ctx);
     },
     { prefix: '/api' },

@@ -2,6 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { authFeature } from './auth/routes.ts';
 import { selfFeature } from './users/self-routes.ts';
+import { statusFeature } from './status/routes.ts';
+import { setupFeature } from './setup/routes.ts';
+import { optionsFeature } from './options/routes.ts';
 import contentFeature from './content/routes.ts';
 import dataFeature from './data/routes.ts';
 import midjourneyFeature from './midjourney/routes.ts';
@@ -18,6 +21,9 @@ export type Feature = (app: FastifyInstance, ctx: AppContext) => Promise<void> |
 export const FEATURES: Feature[] = [
   authFeature,
   selfFeature,
+  statusFeature,
+  setupFeature,
+  optionsFeature,
   pricingFeature,
   dataFeature,
   midjourneyFeature,

@@ -9,6 +9,8 @@ export interface OptionDef {
   type: OptionType;
   default: string;
   secret?: boolean;
+  /** Extra rule on the canonical value: returns the problem in words, or undefined when the value is fine. */
+  check?: (value: string) => string | undefined;
 }
 
 const b = (d: boolean): OptionDef => ({ type: 'bool', default: String(d) });
@@ -18,6 +20,66 @@ const s = (d = ''): OptionDef => ({ type: 'string', default: d });
 const t = (d = ''): OptionDef => ({ type: 'text', default: d });
 const j = (d: string): OptionDef => ({ type: 'json', default: d });
 const secret = (): OptionDef => ({ type: 'string', default: '', secret: true });
+const withCheck = (def: OptionDef, check: (value: string) => string | undefined): OptionDef => ({ ...def, check });
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+/** A JSON object whose values are numbers >= 0 (ratios by model or group). */
+const ratioMap = (d: string) =>
+  withCheck(j(d), (v) => {
+    const m = JSON.parse(v);
+    if (!isPlainObject(m)) return 'expected a JSON object of name to number';
+    for (const [k, r] of Object.entries(m)) {
+      if (typeof r !== 'number' || !Number.isFinite(r)) return `the value of ${k} must be a number`;
+      if (r < 0) return `the value of ${k} must not be less than 0`;
+    }
+    return undefined;
+  });
+/** A JSON object of name to text (group descriptions, model headers). */
+const textMap = (d: string) =>
+  withCheck(j(d), (v) => {
+    const m = JSON.parse(v);
+    if (!isPlainObject(m)) return 'expected a JSON object';
+    for (const [k, r] of Object.entries(m)) if (typeof r !== 'string') return `the value of ${k} must be a string`;
+    return undefined;
+  });
+const jsonObject = (d: string) => withCheck(j(d), (v) => (isPlainObject(JSON.parse(v)) ? undefined : 'expected a JSON object'));
+const jsonArray = (d: string) => withCheck(j(d), (v) => (Array.isArray(JSON.parse(v)) ? undefined : 'expected a JSON array'));
+const intAtLeast = (d: number, min: number) => withCheck(i(d), (v) => (Number(v) < min ? `must be at least ${min}` : undefined));
+const fraction = (d: number) => withCheck(f(d), (v) => (Number(v) < 0.1 || Number(v) > 1 ? 'must be between 0.1 and 1' : undefined));
+const oneOf = (d: string, allowed: string[]) => withCheck(s(d), (v) => (allowed.includes(v) ? undefined : `must be one of ${allowed.join(', ')}`));
+const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
+const domainList = (d: string) =>
+  withCheck(t(d), (v) => {
+    const seen = new Set<string>();
+    for (const raw of v.split(',')) {
+      const domain = raw.trim().toLowerCase();
+      if (!domain) continue;
+      if (!DOMAIN.test(domain)) return `"${domain}" is not a domain name (example: gmail.com)`;
+      if (seen.has(domain)) return `"${domain}" is listed twice`;
+      seen.add(domain);
+    }
+    return undefined;
+  });
+/** {group: [max requests >= 0, max successful requests >= 1]} (spec 001 §5 "Rate limit"). */
+const groupRateLimits = (d: string) =>
+  withCheck(j(d), (v) => {
+    const m = JSON.parse(v);
+    if (!isPlainObject(m)) return 'expected a JSON object of group to [max requests, max successful requests]';
+    for (const [g, pair] of Object.entries(m)) {
+      if (!Array.isArray(pair) || pair.length !== 2 || !pair.every((n) => Number.isInteger(n))) return `${g}: expected [integer, integer]`;
+      if (pair[0] < 0) return `${g}: max requests must be at least 0`;
+      if (pair[1] < 1) return `${g}: max successful requests must be at least 1`;
+    }
+    return undefined;
+  });
+
+const DEFAULT_CHATS = JSON.stringify([
+  { 'ChatGPT Next Web': 'https://app.nextchat.dev/#/?settings={"key":"{key}","url":"{address}"}' },
+  { 'Lobe Chat': 'https://chat-preview.lobehub.com/?settings={"keyVaults":{"openai":{"apiKey":"{key}","baseURL":"{address}/v1"}}}' },
+  { 'AI as Workspace': 'https://aiaw.app/set-provider?provider={"type":"openai","settings":{"apiKey":"{key}","baseURL":"{address}/v1","compatibility":"strict"}}' },
+  { 'AMA 问天': 'ama://set-api-key?server={address}&key={key}' },
+  { OpenCat: 'opencat://team/join?domain={address}&token={key}' },
+]);
 
 export const OPTIONS: Record<string, OptionDef> = {
   // Login and register
@@ -31,18 +93,18 @@ export const OPTIONS: Record<string, OptionDef> = {
   TelegramOAuthEnabled: b(false),
   LinuxDOOAuthEnabled: b(false),
   // Display and quota
-  QuotaPerUnit: f(500000),
-  RetryTimes: i(0),
+  QuotaPerUnit: withCheck(f(500000), (v) => (Number(v) <= 0 ? 'must be greater than 0' : undefined)),
+  RetryTimes: intAtLeast(0, 0),
   DisplayInCurrencyEnabled: b(true),
   DisplayTokenStatEnabled: b(true),
   DefaultCollapseSidebar: b(false),
   DemoSiteEnabled: b(false),
   SelfUseModeEnabled: b(false),
-  QuotaForNewUser: i(0),
-  QuotaForInviter: i(0),
-  QuotaForInvitee: i(0),
+  QuotaForNewUser: intAtLeast(0, 0),
+  QuotaForInviter: intAtLeast(0, 0),
+  QuotaForInvitee: intAtLeast(0, 0),
   QuotaRemindThreshold: i(1000),
-  PreConsumedQuota: i(500),
+  PreConsumedQuota: intAtLeast(500, 0),
   SystemName: s('New API'),
   Logo: s(''),
   Footer: t(''),
@@ -61,12 +123,12 @@ export const OPTIONS: Record<string, OptionDef> = {
   // Lets server-side fetches (upstream model lists, balances, tests) reach private and loopback addresses
   'fetch_setting.allow_private_ip': b(false),
   // Pricing
-  ModelRatio: j('{}'),
-  CompletionRatio: j('{}'),
-  CacheRatio: j('{}'),
-  ModelPrice: j('{}'),
-  GroupRatio: j('{"default":1,"vip":1,"svip":1}'),
-  UserUsableGroups: j('{"default":"默认分组","vip":"vip分组"}'),
+  ModelRatio: ratioMap('{}'),
+  CompletionRatio: ratioMap('{}'),
+  CacheRatio: ratioMap('{}'),
+  ModelPrice: ratioMap('{}'),
+  GroupRatio: ratioMap('{"default":1,"vip":1,"svip":1}'),
+  UserUsableGroups: textMap('{"default":"默认分组","vip":"vip分组"}'),
   // Payment (Epay-compatible online top-up)
   ServerAddress: s(''),
   PayAddress: s(''),
@@ -74,8 +136,86 @@ export const OPTIONS: Record<string, OptionDef> = {
   EpayKey: secret(),
   Price: f(7.3),
   MinTopUp: i(1),
-  TopupGroupRatio: j('{}'),
+  TopupGroupRatio: ratioMap('{}'),
   CustomCallbackAddress: s(''),
+  // --- every other key of specs 000 §3, 001 §3 and 002 (defaults from reference console-api.md §7.2, spec 001 §9)
+  // OIDC
+  'oidc.enabled': b(false),
+  'oidc.client_id': s(''),
+  'oidc.client_secret': secret(),
+  'oidc.well_known': s(''),
+  'oidc.authorization_endpoint': s(''),
+  'oidc.token_endpoint': s(''),
+  'oidc.user_info_endpoint': s(''),
+  // E-mail restrictions
+  EmailDomainRestrictionEnabled: b(false),
+  EmailAliasRestrictionEnabled: b(false),
+  EmailDomainWhitelist: domainList('gmail.com,163.com,126.com,qq.com,outlook.com,hotmail.com,icloud.com,yahoo.com,foxmail.com'),
+  // SMTP
+  SMTPServer: s(''),
+  SMTPPort: withCheck(i(587), (v) => (Number(v) < 1 || Number(v) > 65535 ? 'must be a port number (1-65535)' : undefined)),
+  SMTPAccount: s(''),
+  SMTPFrom: s(''),
+  SMTPToken: secret(),
+  SMTPSSLEnabled: b(false),
+  // Proxy worker
+  WorkerUrl: s(''),
+  WorkerValidKey: secret(),
+  WorkerAllowHttpImageRequestEnabled: b(false),
+  // WeChat, bot check, Telegram, Linux DO, GitHub
+  WeChatServerAddress: s(''),
+  WeChatServerToken: secret(),
+  WeChatAccountQRCodeImageURL: s(''),
+  TurnstileSiteKey: s(''),
+  TurnstileSecretKey: secret(),
+  TelegramBotToken: secret(),
+  TelegramBotName: s(''),
+  LinuxDOClientId: s(''),
+  LinuxDOClientSecret: secret(),
+  GitHubClientId: s(''),
+  GitHubClientSecret: secret(),
+  // Drawing and tasks
+  DrawingEnabled: b(true),
+  TaskEnabled: b(true),
+  MjNotifyEnabled: b(false),
+  MjAccountFilterEnabled: b(false),
+  MjForwardUrlEnabled: b(true),
+  MjModeClearEnabled: b(false),
+  MjActionCheckSuccessEnabled: b(true),
+  // Sensitive words
+  CheckSensitiveEnabled: b(true),
+  CheckSensitiveOnPromptEnabled: b(true),
+  CheckSensitiveOnCompletionEnabled: b(false),
+  StopOnSensitiveEnabled: b(true),
+  SensitiveWords: t('test_sensitive'),
+  // Dashboard data, chats, streaming
+  DataExportEnabled: b(true),
+  DataExportInterval: intAtLeast(5, 1),
+  DataExportDefaultTime: oneOf('hour', ['hour', 'day', 'week']),
+  Chats: jsonArray(DEFAULT_CHATS),
+  StreamCacheQueueLength: intAtLeast(0, 0),
+  // Per-user model request rate limits (relay)
+  ModelRequestRateLimitEnabled: b(false),
+  ModelRequestRateLimitDurationMinutes: intAtLeast(1, 0),
+  ModelRequestRateLimitCount: intAtLeast(0, 0),
+  ModelRequestRateLimitSuccessCount: intAtLeast(1000, 1),
+  ModelRequestRateLimitGroup: groupRateLimits('{}'),
+  // Provider options
+  'gemini.safety_settings': textMap('{"default":"OFF","HARM_CATEGORY_CIVIC_INTEGRITY":"BLOCK_NONE"}'),
+  'gemini.version_settings': textMap('{"default":"v1beta","gemini-1.0-pro":"v1"}'),
+  'gemini.supported_imagine_models': jsonArray('["gemini-2.0-flash-exp-image-generation","gemini-2.0-flash-exp"]'),
+  'gemini.thinking_adapter_enabled': b(false),
+  'gemini.thinking_adapter_budget_tokens_percentage': fraction(0.6),
+  'claude.model_headers_settings': jsonObject('{}'),
+  'claude.thinking_adapter_enabled': b(true),
+  'claude.default_max_tokens': ratioMap('{"default":8192}'),
+  'claude.thinking_adapter_budget_tokens_percentage': fraction(0.8),
+  'global.pass_through_request_enabled': b(false),
+  'general_setting.ping_interval_enabled': b(false),
+  'general_setting.ping_interval_seconds': intAtLeast(60, 1),
+  // Chat links shown in the status object (spec 000 §3 chat_link, chat_link2)
+  ChatLink: s(''),
+  ChatLink2: s(''),
 };
 
 export const isKnownOption = (key: string) => Object.hasOwn(OPTIONS, key);

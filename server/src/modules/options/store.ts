@@ -25,13 +25,22 @@ export function normaliseOption(key: string, raw: unknown, def: OptionDef | unde
   if (!def) throw new ApiError(`unknown option: ${key}`);
   const value = typeof raw === 'string' ? raw : typeof raw === 'number' || typeof raw === 'boolean' ? String(raw) : null;
   if (value === null) throw new ApiError(`option ${key}: value must be a string`);
+  const canonical = canonicalValue(key, value, def);
+  const problem = def.check?.(canonical);
+  if (problem) throw new ApiError(`option ${key}: ${problem}`);
+  return canonical;
+}
+
+function canonicalValue(key: string, value: string, def: OptionDef): string {
   switch (def.type) {
     case 'bool':
       if (value !== 'true' && value !== 'false') throw new ApiError(`option ${key}: expected true or false`);
       return value;
-    case 'int':
-      if (!/^-?\d+$/.test(value.trim())) throw new ApiError(`option ${key}: expected an integer`);
-      return String(Number.parseInt(value, 10));
+    case 'int': {
+      const n = Number(value.trim());
+      if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new ApiError(`option ${key}: expected an integer`);
+      return String(n);
+    }
     case 'float':
       if (value.trim() === '' || !Number.isFinite(Number(value))) throw new ApiError(`option ${key}: expected a number`);
       return String(Number(value));
