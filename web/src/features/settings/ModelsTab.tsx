@@ -1,0 +1,35 @@
+import type { OptionMap } from './api.ts';
+import type { FieldDef } from './fields.ts';
+import { OptionSection } from './OptionSection.tsx';
+
+const budget = (key: string): FieldDef => ({ key, kind: 'number', min: 0.1, max: 1, step: 0.1, help: 'settings.help.budget' });
+
+const GLOBAL: FieldDef[] = [
+  { key: 'global.pass_through_request_enabled', kind: 'switch', help: 'settings.help.passThrough' },
+  { key: 'general_setting.ping_interval_enabled', kind: 'switch' },
+  { key: 'general_setting.ping_interval_seconds', kind: 'number', min: 1 },
+];
+const GEMINI: FieldDef[] = [
+  { key: 'gemini.safety_settings', kind: 'json', span: 12 },
+  { key: 'gemini.version_settings', kind: 'json', span: 12 },
+  { key: 'gemini.supported_imagine_models', kind: 'json' },
+  { key: 'gemini.thinking_adapter_enabled', kind: 'switch', span: 12 },
+  { ...budget('gemini.thinking_adapter_budget_tokens_percentage'), span: 12 },
+];
+const CLAUDE: FieldDef[] = [
+  { key: 'claude.model_headers_settings', kind: 'json', span: 12 },
+  { key: 'claude.default_max_tokens', kind: 'json', span: 12 },
+  { key: 'claude.thinking_adapter_enabled', kind: 'switch', span: 12 },
+  { ...budget('claude.thinking_adapter_budget_tokens_percentage'), span: 12 },
+];
+
+/** Model-related settings: global pass-through and keep-alive, Gemini and Claude options. */
+export function ModelsTab({ options }: { options: OptionMap }) {
+  return (
+    <>
+      <OptionSection title="settings.section.global" fields={GLOBAL} options={options} />
+      <OptionSection title="settings.section.gemini" fields={GEMINI} options={options} />
+      <OptionSection title="settings.section.claude" fields={CLAUDE} options={options} />
+    </>
+  );
+}

@@ -1,0 +1,70 @@
+import type { OptionMap } from '../api.ts';
+import type { FieldDef } from '../fields.ts';
+import { OptionSection } from '../OptionSection.tsx';
+import { PricingEditor } from '../pricing/PricingEditor.tsx';
+import { checkGroupRatio } from '../validators.ts';
+import { LogCleanup } from './LogCleanup.tsx';
+
+const sw = (key: string): FieldDef => ({ key, kind: 'switch' });
+const num = (key: string, min = 0): FieldDef => ({ key, kind: 'number', min });
+
+const GENERAL: FieldDef[] = [
+  { key: 'TopUpLink', kind: 'text', placeholder: 'https://' },
+  { key: 'general_setting.docs_link', kind: 'text', placeholder: 'https://' },
+  { key: 'QuotaPerUnit', kind: 'number', min: 1, help: 'settings.help.QuotaPerUnit' },
+  num('RetryTimes'),
+  sw('DisplayInCurrencyEnabled'),
+  sw('DisplayTokenStatEnabled'),
+  sw('DefaultCollapseSidebar'),
+  sw('DemoSiteEnabled'),
+  sw('SelfUseModeEnabled'),
+];
+const DRAWING: FieldDef[] = ['DrawingEnabled', 'MjNotifyEnabled', 'MjAccountFilterEnabled', 'MjForwardUrlEnabled', 'MjModeClearEnabled', 'MjActionCheckSuccessEnabled'].map(sw);
+const SENSITIVE: FieldDef[] = [
+  sw('CheckSensitiveEnabled'),
+  sw('CheckSensitiveOnPromptEnabled'),
+  { key: 'SensitiveWords', kind: 'textarea', help: 'settings.help.SensitiveWords' },
+];
+const LOGS: FieldDef[] = [sw('LogConsumeEnabled')];
+const DASHBOARD: FieldDef[] = [
+  sw('DataExportEnabled'),
+  num('DataExportInterval', 1),
+  {
+    key: 'DataExportDefaultTime',
+    kind: 'select',
+    choices: ['hour', 'day', 'week'].map((v) => ({ value: v, label: `settings.granularity.${v}` })),
+  },
+];
+const MONITORING: FieldDef[] = [
+  num('ChannelDisableThreshold'),
+  num('QuotaRemindThreshold'),
+  sw('AutomaticDisableChannelEnabled'),
+  sw('AutomaticEnableChannelEnabled'),
+  { key: 'AutomaticDisableKeywords', kind: 'textarea', help: 'settings.help.AutomaticDisableKeywords' },
+];
+const QUOTA: FieldDef[] = ['QuotaForNewUser', 'PreConsumedQuota', 'QuotaForInviter', 'QuotaForInvitee'].map((k) => ({ ...num(k), span: 6 }));
+const CHATS: FieldDef[] = [{ key: 'Chats', kind: 'json', help: 'settings.help.Chats' }];
+const GROUPS: FieldDef[] = [
+  { key: 'GroupRatio', kind: 'json', span: 12, check: checkGroupRatio, help: 'settings.help.GroupRatio' },
+  { key: 'UserUsableGroups', kind: 'json', span: 12, help: 'settings.help.UserUsableGroups' },
+];
+
+/** The operation tab: general, drawing, sensitive words, logs, dashboard, monitoring, quota, chats, groups, pricing. */
+export function OperationTab({ options }: { options: OptionMap }) {
+  return (
+    <>
+      <OptionSection title="settings.section.general" fields={GENERAL} options={options} />
+      <OptionSection title="settings.section.drawing" fields={DRAWING} options={options} />
+      <OptionSection title="settings.section.sensitive" fields={SENSITIVE} options={options} />
+      <OptionSection title="settings.section.logs" fields={LOGS} options={options}>
+        {() => <LogCleanup />}
+      </OptionSection>
+      <OptionSection title="settings.section.dashboard" fields={DASHBOARD} options={options} />
+      <OptionSection title="settings.section.monitoring" fields={MONITORING} options={options} />
+      <OptionSection title="settings.section.quota" fields={QUOTA} options={options} />
+      <OptionSection title="settings.section.chats" fields={CHATS} options={options} />
+      <OptionSection title="settings.section.groups" fields={GROUPS} options={options} />
+      <PricingEditor options={options} />
+    </>
+  );
+}

@@ -1,0 +1,46 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Button } from 'antd';
+import { useTranslation } from 'react-i18next';
+import { api } from '../../../api/client.ts';
+import { feedback } from '../../../shared/feedback.tsx';
+import { OPTIONS_QUERY_KEY, type OptionMap } from '../api.ts';
+import type { FieldDef } from '../fields.ts';
+import { OptionSection } from '../OptionSection.tsx';
+import { checkNumberMap } from '../validators.ts';
+
+const FIELDS: FieldDef[] = ['ModelPrice', 'ModelRatio', 'CacheRatio', 'CompletionRatio'].map((key) => ({
+  key,
+  kind: 'json',
+  span: 12,
+  check: checkNumberMap,
+  help: `settings.help.${key}`,
+}));
+
+/** The four price options as JSON, plus "reset model ratios" to the built-in tables. */
+export function JsonPrices({ options }: { options: OptionMap }) {
+  const { t } = useTranslation();
+  const client = useQueryClient();
+  const reset = useMutation({
+    mutationFn: () => api.post('/api/option/rest_model_ratio'),
+    onSuccess: () => {
+      feedback.message?.success(t('settings.pricing.resetDone'));
+      client.invalidateQueries({ queryKey: OPTIONS_QUERY_KEY });
+    },
+  });
+  return (
+    <OptionSection
+      title="settings.pricing.jsonTitle"
+      fields={FIELDS}
+      options={options}
+      actions={
+        <Button
+          danger
+          loading={reset.isPending}
+          onClick={() => feedback.modal?.confirm({ title: t('settings.pricing.resetConfirm'), okButtonProps: { danger: true }, onOk: () => reset.mutateAsync() })}
+        >
+          {t('settings.pricing.reset')}
+        </Button>
+      }
+    />
+  );
+}
