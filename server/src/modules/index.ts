@@ -9,6 +9,7 @@ import contentFeature from './content/routes.ts';
 import dataFeature from './data/routes.ts';
 import midjourneyFeature from './midjourney/routes.ts';
 import pricingFeature from './pricing/routes.ts';
+import settingsFeature from './settings/routes.ts';
 import tasksFeature from './tasks/routes.ts';
 import tokensFeature from './tokens/routes.ts';
 import { logsFeature } from './logs/routes.ts';
@@ -29,6 +30,7 @@ export const FEATURES: Feature[] = [
   midjourneyFeature,
   tasksFeature,
   contentFeature,
+  settingsFeature,
   redemptionsFeature,
   topupFeature,
   logsFeature,
