@@ -1,6 +1,129 @@
-import { Placeholder } from '../../app/Placeholder.tsx';
+import { CopyOutlined, PlusOutlined } from '@ant-design/icons';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Button, Card, Input, Popconfirm, Popover, Space, Tag, Typography } from 'antd';
+import type { ColumnsType } from 'antd/es/table';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { copyText } from '../../shared/copyText.ts';
+import { feedback } from '../../shared/feedback.tsx';
+import { PagedTable, usePageSize } from '../../shared/PagedTable.tsx';
+import { QuotaText } from '../../shared/QuotaText.tsx';
+import { TimeText } from '../../shared/TimeText.tsx';
+import { deleteRedemption, listRedemptions, type Redemption, setRedemptionStatus } from './api.ts';
+import { RedemptionDrawer } from './RedemptionDrawer.tsx';
 
-/** Placeholder until the feature owner lands the page. */
+const STATUS_COLOR: Record<number, string> = { 1: 'green', 2: 'red', 3: 'default' };
+
 export default function RedemptionsPage() {
-  return <Placeholder titleKey="nav.redemptions" />;
+  const { t } = useTranslation();
+  const queryClient = useQueryClient();
+  const [pageSize, setPageSize] = usePageSize();
+  const [page, setPage] = useState(1);
+  const [keyword, setKeyword] = useState('');
+  const [selected, setSelected] = useState<Redemption[]>([]);
+  const [drawer, setDrawer] = useState<{ open: boolean; editing?: Redemption }>({ open: false });
+
+  const list = useQuery({
+    queryKey: ['redemptions', page, pageSize, keyword],
+    queryFn: () => listRedemptions(page, pageSize, keyword),
+    placeholderData: keepPreviousData,
+  });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['redemptions'] });
+
+  const toggle = useMutation({
+    mutationFn: (r: Redemption) => setRedemptionStatus(r.id, r.status === 1 ? 2 : 1),
+    onSuccess: () => {
+      feedback.message?.success(t('common.operationDone'));
+      refresh();
+    },
+  });
+  const remove = useMutation({
+    mutationFn: (r: Redemption) => deleteRedemption(r.id),
+    onSuccess: () => {
+      feedback.message?.success(t('common.operationDone'));
+      refresh();
+    },
+  });
+
+  const copySelected = () => {
+    if (selected.length === 0) {
+      feedback.message?.error(t('redemption.selectFirst'));
+      return;
+    }
+    copyText(selected.map((r) => `${r.name}    ${r.key}`).join('\n'));
+  };
+
+  const columns: ColumnsType<Redemption> = [
+    { title: t('common.id'), dataIndex: 'id', width: 70 },
+    { title: t('redemption.name'), dataIndex: 'name', ellipsis: true },
+    {
+      title: t('common.status'),
+      dataIndex: 'status',
+      render: (s: number) => <Tag color={STATUS_COLOR[s]}>{t(`redemption.status${s}`, { defaultValue: t('common.unknown') })}</Tag>,
+    },
+    { title: t('redemption.quotaLabel'), dataIndex: 'quota', render: (q: number) => <QuotaText quota={q} /> },
+    { title: t('common.createdAt'), dataIndex: 'created_time', render: (v: number) => <TimeText value={v} /> },
+    { title: t('redemption.redeemer'), dataIndex: 'used_user_id', render: (v: number) => (v ? v : t('common.none')) },
+    {
+      title: t('common.actions'),
+      key: 'actions',
+      fixed: 'right',
+      render: (_, r) => (
+        <Space size={4} wrap>
+          <Popover content={<Typography.Text code copyable>{r.key}</Typography.Text>} trigger="click">
+            <Button size="small">{t('redemption.view')}</Button>
+          </Popover>
+          <Button size="small" icon={<CopyOutlined />} onClick={() => copyText(r.key)} aria-label={t('common.copy')} />
+          <Button size="small" disabled={r.status === 3} loading={toggle.isPending && toggle.variables?.id === r.id} onClick={() => toggle.mutate(r)}>
+            {r.status === 1 ? t('common.disable') : t('common.enable')}
+          </Button>
+          <Button size="small" disabled={r.status !== 1} onClick={() => setDrawer({ open: true, editing: r })}>
+            {t('common.edit')}
+          </Button>
+          <Popconfirm title={t('redemption.deleteConfirm', { name: r.name })} onConfirm={() => remove.mutate(r)} okButtonProps={{ danger: true }}>
+            <Button size="small" danger>
+              {t('common.delete')}
+            </Button>
+          </Popconfirm>
+        </Space>
+      ),
+    },
+  ];
+
+  return (
+    <Card title={t('redemption.title')}>
+      <Space wrap style={{ marginBottom: 16, width: '100%' }}>
+        <Input.Search
+          allowClear
+          placeholder={t('redemption.searchPlaceholder')}
+          onSearch={(v) => {
+            setKeyword(v.trim());
+            setPage(1);
+          }}
+          style={{ width: 'min(360px, 80vw)' }}
+          enterButton={t('common.search')}
+        />
+        <Button type="primary" icon={<PlusOutlined />} onClick={() => setDrawer({ open: true })}>
+          {t('redemption.add')}
+        </Button>
+        <Button onClick={copySelected}>{t('redemption.copySelected')}</Button>
+      </Space>
+      <PagedTable<Redemption>
+        rowKey="id"
+        columns={columns}
+        dataSource={list.data?.items ?? []}
+        loading={list.isFetching}
+        page={page}
+        pageSize={pageSize}
+        total={list.data?.total ?? 0}
+        rowSelection={{ selectedRowKeys: selected.map((r) => r.id), onChange: (_, rows) => setSelected(rows) }}
+        onRow={(r) => ({ style: r.status === 1 ? undefined : { opacity: 0.6 } })}
+        onPageChange={(p, size) => {
+          setPage(p);
+          setPageSize(size);
+        }}
+      />
+      <RedemptionDrawer open={drawer.open} editing={drawer.editing} onClose={() => setDrawer({ open: false })} />
+    </Card>
+  );
 }

@@ -1,0 +1,108 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Button, Drawer, Form, Input, InputNumber, Space } from 'antd';
+import { useEffect } from 'react';
+import { useTranslation } from 'react-i18next';
+import { feedback } from '../../shared/feedback.tsx';
+import { QuotaInput } from '../../shared/QuotaInput.tsx';
+import { useIsMobile } from '../../shared/useIsMobile.ts';
+import { createRedemptions, type Redemption, updateRedemption } from './api.ts';
+import { downloadCodes } from './download.ts';
+
+interface FormValues {
+  name?: string;
+  quota: number;
+  count?: number;
+}
+
+/** Spec 001 §9: a new code defaults to quota 100000 and count 1. */
+const DEFAULTS: FormValues = { name: '', quota: 100_000, count: 1 };
+
+/** Create (editing = undefined) or edit one code. After a create, offers the new codes as a text file. */
+export function RedemptionDrawer({ open, editing, onClose }: { open: boolean; editing?: Redemption; onClose: () => void }) {
+  const { t } = useTranslation();
+  const isMobile = useIsMobile();
+  const queryClient = useQueryClient();
+  const [form] = Form.useForm<FormValues>();
+
+  useEffect(() => {
+    if (!open) return;
+    form.resetFields();
+    form.setFieldsValue(editing ? { name: editing.name, quota: editing.quota } : DEFAULTS);
+  }, [open, editing, form]);
+
+  const save = useMutation({
+    mutationFn: async (v: FormValues) => {
+      const name = (v.name ?? '').trim();
+      if (editing) return { edited: await updateRedemption({ id: editing.id, name, quota: v.quota }) };
+      return { keys: await createRedemptions({ name, quota: v.quota, count: v.count ?? 1 }), name };
+    },
+    onSuccess: (res) => {
+      queryClient.invalidateQueries({ queryKey: ['redemptions'] });
+      onClose();
+      if ('keys' in res && res.keys) {
+        const keys = res.keys;
+        feedback.message?.success(t('redemption.created'));
+        feedback.modal?.confirm({
+          title: t('redemption.downloadTitle'),
+          content: t('redemption.downloadAsk', { count: keys.length }),
+          okText: t('redemption.download'),
+          cancelText: t('common.close'),
+          onOk: () => downloadCodes(res.name || 'redemption-codes', keys),
+        });
+      } else feedback.message?.success(t('redemption.updated'));
+    },
+  });
+
+  return (
+    <Drawer
+      open={open}
+      onClose={onClose}
+      placement={editing ? 'right' : 'left'}
+      width={isMobile ? '100%' : 480}
+      title={t(editing ? 'redemption.editTitle' : 'redemption.createTitle')}
+      destroyOnHidden
+      footer={
+        <Space style={{ justifyContent: 'flex-end', width: '100%' }}>
+          <Button onClick={onClose}>{t('common.cancel')}</Button>
+          <Button type="primary" loading={save.isPending} onClick={() => form.submit()} data-testid="redemption-submit">
+            {t('common.submit')}
+          </Button>
+        </Space>
+      }
+    >
+      <Form<FormValues>
+        form={form}
+        layout="vertical"
+        onFinish={(v) => save.mutate(v)}
+        onFinishFailed={() => feedback.message?.error(t('common.checkInput'))}
+      >
+        <Form.Item
+          name="name"
+          label={t('redemption.name')}
+          rules={[
+            { required: !!editing, whitespace: true, message: t('redemption.nameTooLong') },
+            { validator: (_, v?: string) => ([...(v ?? '').trim()].length <= 20 ? Promise.resolve() : Promise.reject(new Error(t('redemption.nameTooLong')))) },
+          ]}
+        >
+          <Input placeholder={editing ? undefined : t('redemption.namePlaceholder')} allowClear />
+        </Form.Item>
+        <Form.Item
+          name="quota"
+          label={t('redemption.quotaLabel')}
+          rules={[{ required: true, type: 'integer', min: 1, message: t('redemption.quotaInvalid') }]}
+        >
+          <QuotaInput />
+        </Form.Item>
+        {!editing && (
+          <Form.Item
+            name="count"
+            label={t('redemption.count')}
+            rules={[{ required: true, type: 'integer', min: 1, max: 100, message: t('redemption.countInvalid') }]}
+          >
+            <InputNumber min={1} max={100} precision={0} style={{ width: '100%' }} />
+          </Form.Item>
+        )}
+      </Form>
+    </Drawer>
+  );
+}
