@@ -36,13 +36,9 @@ describe('token IP allow lists', () => {
 
   it('refuses garbage instead of matching it', () => {
     expect(compileAllowList('10.0.0.1').allows('not an ip')).toBe(false);
-    expect(invalidAllowEntries('10.0.0.1\n10.0.0.0/33\n300.1.1.1\nfoo\n::1/129\n1.2.3.4/x\n2001:db8::/64')).toEqual([
-      '10.0.0.0/33',
-      '300.1.1.1',
-      'foo',
-      '::1/129',
-      '1.2.3.4/x',
-    ]);
+    expect(
+      invalidAllowEntries('10.0.0.1\n10.0.0.0/33\n300.1.1.1\nfoo\n::1/129\n1.2.3.4/x\n2001:db8::/64'),
+    ).toEqual(['10.0.0.0/33', '300.1.1.1', 'foo', '::1/129', '1.2.3.4/x']);
     expect(normaliseAllowList(' 1.2.3.4 \r\n\r\n5.6.7.0/24,9.9.9.9')).toBe('1.2.3.4\n5.6.7.0/24\n9.9.9.9');
   });
 

@@ -20,7 +20,15 @@ for (const engine of DATABASES) {
     });
     afterAll(() => server?.close());
 
-    const count = async () => Number((await server.ctx.db.db.selectFrom('tokens').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const count = async () =>
+      Number(
+        (
+          await server.ctx.db.db
+            .selectFrom('tokens')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
 
     it('needs a login', async () => {
       const r = await fetch(`${server.url}/api/token/?p=0&size=10`);
@@ -28,7 +36,12 @@ for (const engine of DATABASES) {
     });
 
     it('creates a token with a 48-character key and announces it', async () => {
-      const r = await alice.post('/api/token/', { name: 'main', remain_quota: 500000, expired_time: -1, unlimited_quota: false });
+      const r = await alice.post('/api/token/', {
+        name: 'main',
+        remain_quota: 500000,
+        expired_time: -1,
+        unlimited_quota: false,
+      });
       expect(r.status).toBe(200);
       expect(r.success).toBe(true);
       const [t] = r.data;
@@ -59,7 +72,11 @@ for (const engine of DATABASES) {
       expect(second.data).toHaveLength(2);
       const ids = [...first.data, ...second.data].map((t: { id: number }) => t.id);
       expect([...ids].sort((a, b) => b - a)).toEqual(ids);
-      const raw = await (await fetch(`${server.url}/api/token/?p=0&size=2`, { headers: { cookie: alice.cookie, 'new-api-user': String(alice.userId) } })).json();
+      const raw = (await (
+        await fetch(`${server.url}/api/token/?p=0&size=2`, {
+          headers: { cookie: alice.cookie, 'new-api-user': String(alice.userId) },
+        })
+      ).json()) as { total: number };
       expect(raw.total).toBe(4);
     });
 
@@ -123,7 +140,9 @@ for (const engine of DATABASES) {
       expect((await bob.put('/api/token/', { id: mine.id, name: 'stolen' })).status).toBe(404);
       expect((await bob.put('/api/token/?status_only=true', { id: mine.id, status: 2 })).status).toBe(404);
       expect((await bob.del(`/api/token/${mine.id}`)).status).toBe(404);
-      expect((await bob.get('/api/token/?p=0&size=100')).data.some((t: { id: number }) => t.id === mine.id)).toBe(false);
+      expect(
+        (await bob.get('/api/token/?p=0&size=100')).data.some((t: { id: number }) => t.id === mine.id),
+      ).toBe(false);
       expect((await bob.get(`/api/token/search?keyword=${mine.name}`)).data).toEqual([]);
       const after = await alice.get(`/api/token/${mine.id}`);
       expect(after.data.name).toBe(mine.name);
@@ -140,7 +159,12 @@ for (const engine of DATABASES) {
 
     it('updates fields, and toggles status with status_only', async () => {
       const t = (await alice.get('/api/token/search?keyword=main')).data[0];
-      const r = await alice.put('/api/token/', { id: t.id, name: 'renamed', remain_quota: 42, expired_time: future() });
+      const r = await alice.put('/api/token/', {
+        id: t.id,
+        name: 'renamed',
+        remain_quota: 42,
+        expired_time: future(),
+      });
       expect(r.success).toBe(true);
       expect(r.data.name).toBe('renamed');
       expect(r.data.remain_quota).toBe(42);
@@ -158,20 +182,32 @@ for (const engine of DATABASES) {
     it('refuses to enable an expired or exhausted token with a clear message', async () => {
       const [t] = (await alice.post('/api/token/', { name: 'old', remain_quota: 10 })).data;
       const past = Math.floor(Date.now() / 1000) - 60;
-      await server.ctx.db.db.updateTable('tokens').set({ status: 3, expired_time: past }).where('id', '=', t.id).execute();
+      await server.ctx.db.db
+        .updateTable('tokens')
+        .set({ status: 3, expired_time: past })
+        .where('id', '=', t.id)
+        .execute();
       const r = await alice.put('/api/token/?status_only=true', { id: t.id, status: 1 });
       expect(r.status).toBe(400);
       expect(r.message).toMatch(/expired/);
       expect((await alice.get(`/api/token/${t.id}`)).data.status).toBe(3);
       // Renaming keeps the (past) expiry as it is; moving the expiry into the future brings the token back.
-      expect((await alice.put('/api/token/', { id: t.id, name: 'old2', expired_time: past })).data.status).toBe(3);
+      expect(
+        (await alice.put('/api/token/', { id: t.id, name: 'old2', expired_time: past })).data.status,
+      ).toBe(3);
       expect((await alice.put('/api/token/', { id: t.id, expired_time: -1 })).data.status).toBe(1);
 
-      await server.ctx.db.db.updateTable('tokens').set({ status: 4, remain_quota: 0 }).where('id', '=', t.id).execute();
+      await server.ctx.db.db
+        .updateTable('tokens')
+        .set({ status: 4, remain_quota: 0 })
+        .where('id', '=', t.id)
+        .execute();
       const ex = await alice.put('/api/token/?status_only=true', { id: t.id, status: 1 });
       expect(ex.status).toBe(400);
       expect(ex.message).toMatch(/quota/);
-      expect((await alice.put('/api/token/', { id: t.id, unlimited_quota: true, status: 1 })).data.status).toBe(1);
+      expect(
+        (await alice.put('/api/token/', { id: t.id, unlimited_quota: true, status: 1 })).data.status,
+      ).toBe(1);
     });
 
     it('soft-deletes: the token disappears from lists and reads, the row stays', async () => {
@@ -181,8 +217,14 @@ for (const engine of DATABASES) {
       expect(r.success).toBe(true);
       expect(events).toEqual([String(t.id)]);
       expect((await alice.get(`/api/token/${t.id}`)).status).toBe(404);
-      expect((await alice.get('/api/token/?p=0&size=100')).data.some((x: { id: number }) => x.id === t.id)).toBe(false);
-      const row = await server.ctx.db.db.selectFrom('tokens').select('deleted_at').where('id', '=', t.id).executeTakeFirstOrThrow();
+      expect(
+        (await alice.get('/api/token/?p=0&size=100')).data.some((x: { id: number }) => x.id === t.id),
+      ).toBe(false);
+      const row = await server.ctx.db.db
+        .selectFrom('tokens')
+        .select('deleted_at')
+        .where('id', '=', t.id)
+        .executeTakeFirstOrThrow();
       expect(row.deleted_at).toBeGreaterThan(0);
       expect((await alice.del(`/api/token/${t.id}`)).status).toBe(404);
     });

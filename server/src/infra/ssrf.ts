@@ -67,7 +67,8 @@ export async function assertFetchableUrl(raw: string, allowPrivate: boolean): Pr
   } catch {
     throw new ApiError(`not a valid URL: ${raw}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ApiError(`only http and https URLs can be fetched: ${raw}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ApiError(`only http and https URLs can be fetched: ${raw}`);
   if (url.username || url.password) throw new ApiError('URLs with credentials cannot be fetched');
   if (allowPrivate) return url;
   const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -92,18 +93,27 @@ const guardedLookup: typeof dnsLookup = ((host: string, options: any, callback: 
   dnsLookup(host, { ...opts, all: true }, (err, addresses: LookupAddress[]) => {
     if (err) return cb(err);
     const bad = addresses.find((a) => isPrivateAddress(a.address));
-    if (bad) return cb(Object.assign(new Error(`${host} resolves to private address ${bad.address}`), { code: 'ESSRF' }));
+    if (bad)
+      return cb(
+        Object.assign(new Error(`${host} resolves to private address ${bad.address}`), { code: 'ESSRF' }),
+      );
     if (opts.all) return cb(null, addresses);
     return cb(null, addresses[0].address, addresses[0].family);
   });
 }) as typeof dnsLookup;
 
-let publicAgent: Agent | undefined;
-let privateAgent: Agent | undefined;
-const agentFor = (allowPrivate: boolean) =>
-  allowPrivate
-    ? (privateAgent ??= new Agent({ connect: { timeout: 10_000 } }))
-    : (publicAgent ??= new Agent({ connect: { timeout: 10_000, lookup: guardedLookup } }));
+/** Agents are made once: the public one resolves names through the guard, the other as the system does. */
+const agents = new Map<boolean, Agent>();
+function agentFor(allowPrivate: boolean): Agent {
+  let agent = agents.get(allowPrivate);
+  if (!agent) {
+    agent = new Agent({
+      connect: allowPrivate ? { timeout: 10_000 } : { timeout: 10_000, lookup: guardedLookup },
+    });
+    agents.set(allowPrivate, agent);
+  }
+  return agent;
+}
 
 export interface GuardedFetchOptions extends Omit<RequestInit, 'dispatcher' | 'redirect'> {
   allowPrivate: boolean;

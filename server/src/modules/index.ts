@@ -12,6 +12,7 @@ import pricingFeature from './pricing/routes.ts';
 import settingsFeature from './settings/routes.ts';
 import tasksFeature from './tasks/routes.ts';
 import tokensFeature from './tokens/routes.ts';
+import channelsFeature from './channels/routes.ts';
 import { logsFeature } from './logs/routes.ts';
 import { redemptionsFeature } from './redemptions/routes.ts';
 import { topupFeature } from './topup/routes.ts';
@@ -35,4 +36,5 @@ export const FEATURES: Feature[] = [
   topupFeature,
   logsFeature,
   tokensFeature,
+  channelsFeature,
 ];

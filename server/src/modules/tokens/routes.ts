@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { ok } from '../../infra/envelope.ts';
 import { parseOr400 } from '../../infra/validate.ts';
-import type { Feature } from '../index.ts';
 import { requireUser } from '../auth/guard.ts';
+import type { Feature } from '../index.ts';
 import { stripKeyPrefix } from './key.ts';
 import { createTokenSchema, statusOnlySchema, updateTokenSchema } from './schema.ts';
 import { createTokens, deleteToken, findTokenOr404, setTokenStatus, updateTokenFields } from './service.ts';
@@ -17,7 +17,9 @@ const searchQuery = z.object({
   keyword: z.string().trim().max(100).default(''),
   token: z.string().trim().max(100).default(''),
 });
-const idParam = z.object({ id: z.coerce.number({ error: 'token id must be a number' }).int().positive('token id must be a number') });
+const idParam = z.object({
+  id: z.coerce.number({ error: 'token id must be a number' }).int().positive('token id must be a number'),
+});
 
 /** /api/token: every route works on the caller's own tokens only; anyone else's id is "not found". */
 const tokensFeature: Feature = (app, ctx: AppContext) => {

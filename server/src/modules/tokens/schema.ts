@@ -4,7 +4,11 @@ import { invalidAllowEntries, normaliseAllowList } from '../../infra/ip-allow.ts
 /** Booleans arrive as true/false from the console; scripts sometimes send 0/1. */
 const flag = z.union([z.boolean(), z.literal(0), z.literal(1)]).transform((v) => v === true || v === 1);
 
-const name = z.string().trim().min(1, 'token name is required').max(50, 'token name must be at most 50 characters');
+const name = z
+  .string()
+  .trim()
+  .min(1, 'token name is required')
+  .max(50, 'token name must be at most 50 characters');
 
 const quota = z
   .number({ error: 'remain_quota must be a number' })
@@ -15,7 +19,10 @@ const quota = z
 const expiredTime = z
   .number({ error: 'expired_time must be a number' })
   .int('expired_time must be a whole number of seconds')
-  .refine((v) => v === -1 || v > Date.now() / 1000, 'expired_time must be -1 (never) or a time in the future');
+  .refine(
+    (v) => v === -1 || v > Date.now() / 1000,
+    'expired_time must be -1 (never) or a time in the future',
+  );
 
 /** A comma list (or array) of model names: trimmed, blanks dropped, duplicates removed. */
 const modelList = z
@@ -30,7 +37,11 @@ const allowIps = z
   .max(8192, 'allow_ips is too long')
   .superRefine((text, c) => {
     const bad = invalidAllowEntries(text);
-    if (bad.length) c.addIssue({ code: 'custom', message: `not an IP address or CIDR range: ${bad.slice(0, 3).join(', ')}` });
+    if (bad.length)
+      c.addIssue({
+        code: 'custom',
+        message: `not an IP address or CIDR range: ${bad.slice(0, 3).join(', ')}`,
+      });
   })
   .transform(normaliseAllowList);
 
@@ -45,7 +56,12 @@ export const createTokenSchema = z.object({
   model_limits: modelList.default(''),
   allow_ips: allowIps.default(''),
   group: group.default(''),
-  count: z.number().int('count must be a whole number').min(1, 'count must be at least 1').max(100, 'count must be at most 100').default(1),
+  count: z
+    .number()
+    .int('count must be a whole number')
+    .min(1, 'count must be at least 1')
+    .max(100, 'count must be at most 100')
+    .default(1),
 });
 
 const id = z.number({ error: 'id is required' }).int().positive('id is required');
@@ -58,7 +74,11 @@ export const updateTokenSchema = z.object({
   remain_quota: quota.optional(),
   unlimited_quota: flag.optional(),
   // An unchanged past expiry is accepted so an expired token can still be renamed; the service checks changes.
-  expired_time: z.number({ error: 'expired_time must be a number' }).int('expired_time must be a whole number of seconds').min(-1).optional(),
+  expired_time: z
+    .number({ error: 'expired_time must be a number' })
+    .int('expired_time must be a whole number of seconds')
+    .min(-1)
+    .optional(),
   model_limits_enabled: flag.optional(),
   model_limits: modelList.optional(),
   allow_ips: allowIps.optional(),

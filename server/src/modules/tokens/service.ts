@@ -3,27 +3,44 @@ import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../infra/envelope.ts';
 import { newTokenKey, randomAlnum } from './key.ts';
 import type { CreateTokenInput, UpdateTokenInput } from './schema.ts';
-import { findOwnToken, insertTokens, type NewToken, softDeleteToken, type TokenRow, tokensByIds, toView, updateToken } from './store.ts';
+import {
+  findOwnToken,
+  insertTokens,
+  type NewToken,
+  softDeleteToken,
+  type TokenRow,
+  tokensByIds,
+  toView,
+  updateToken,
+} from './store.ts';
 
 const now = () => Math.floor(Date.now() / 1000);
 
-export const EXPIRED_MESSAGE = 'this token has expired; change its expiry time or make it never expire before enabling it';
-export const EXHAUSTED_MESSAGE = 'this token has no quota left; raise its remaining quota or make it unlimited before enabling it';
+export const EXPIRED_MESSAGE =
+  'this token has expired; change its expiry time or make it never expire before enabling it';
+export const EXHAUSTED_MESSAGE =
+  'this token has no quota left; raise its remaining quota or make it unlimited before enabling it';
 
 /** Groups a user may put on a token: the UserUsableGroups option plus the user's own group ('' = own group). */
 export async function usableGroups(ctx: AppContext, userId: number): Promise<Set<string>> {
   const groups = new Set(Object.keys(ctx.options.json<Record<string, string>>('UserUsableGroups') ?? {}));
-  const user = await ctx.db.db.selectFrom('users').select('group').where('id', '=', userId).executeTakeFirst();
+  const user = await ctx.db.db
+    .selectFrom('users')
+    .select('group')
+    .where('id', '=', userId)
+    .executeTakeFirst();
   if (user?.group) groups.add(user.group);
   return groups;
 }
 
 async function checkGroup(ctx: AppContext, userId: number, group: string) {
   if (group === '') return;
-  if (!(await usableGroups(ctx, userId)).has(group)) throw new ApiError(`group "${group}" is not available to you`);
+  if (!(await usableGroups(ctx, userId)).has(group))
+    throw new ApiError(`group "${group}" is not available to you`);
 }
 
-const isExpired = (t: Pick<TokenRow, 'expired_time'>) => Number(t.expired_time) !== -1 && Number(t.expired_time) <= now();
+const isExpired = (t: Pick<TokenRow, 'expired_time'>) =>
+  Number(t.expired_time) !== -1 && Number(t.expired_time) <= now();
 const isExhausted = (t: Pick<TokenRow, 'unlimited_quota' | 'remain_quota'>) =>
   Number(t.unlimited_quota) !== 1 && Number(t.remain_quota) <= 0;
 
@@ -88,7 +105,10 @@ export async function updateTokenFields(ctx: AppContext, userId: number, input: 
 
 function nextStatus(before: TokenRow, after: TokenRow, requested: number | undefined): number {
   const current = Number(before.status);
-  if (requested === TokenStatus.Enabled || (requested === undefined && (current === TokenStatus.Expired || current === TokenStatus.Exhausted))) {
+  if (
+    requested === TokenStatus.Enabled ||
+    (requested === undefined && (current === TokenStatus.Expired || current === TokenStatus.Exhausted))
+  ) {
     if (isExpired(after)) {
       if (requested === TokenStatus.Enabled) throw new ApiError(EXPIRED_MESSAGE);
       return TokenStatus.Expired;

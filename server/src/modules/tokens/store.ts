@@ -91,7 +91,13 @@ export async function insertTokens(h: Db, rows: NewToken[]): Promise<number[]> {
 }
 
 export async function updateToken(h: Db, userId: number, id: number, set: Partial<NewToken>): Promise<void> {
-  await h.db.updateTable('tokens').set(set).where('id', '=', id).where('user_id', '=', userId).where('deleted_at', 'is', null).execute();
+  await h.db
+    .updateTable('tokens')
+    .set(set)
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .where('deleted_at', 'is', null)
+    .execute();
 }
 
 export async function softDeleteToken(h: Db, userId: number, id: number): Promise<boolean> {
