@@ -1,9 +1,173 @@
-import type { FastifyInstance } from 'fastify';
+import { channelTypeInfo } from '@modelgate/shared';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type FormData, Response } from 'undici';
+import { friendlyClientError } from '../app.ts';
 import type { AppContext } from '../context.ts';
+import { authenticate, checkAllowedIp } from './auth.ts';
+import { billingSubscription, billingUsage } from './billing-emulation.ts';
+import { badRequest, errorBody, RelayError } from './errors.ts';
+import { inspectJson, type Mode } from './formats/openai/request.ts';
+import { runRelay } from './pipeline.ts';
+import { relayState } from './state.ts';
 
 /** Paths the relay owns: an unknown path under them gets an OpenAI-style 404, never the web page. */
 export const RELAY_PREFIXES = ['/v1', '/v1beta', '/pg', '/mj', '/suno', '/dashboard'];
 
-export async function registerRelay(_app: FastifyInstance, _ctx: AppContext): Promise<void> {
-  // Filled in by the relay.
+const MODEL_CREATED = 1626777600;
+
+/** The relay's routes, in their own Fastify scope so errors keep OpenAI's shape while /api keeps the envelope. */
+export async function registerRelay(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const state = relayState(ctx);
+  await state.channels.ready;
+
+  await app.register(async (r) => {
+    r.setErrorHandler((err: FastifyError | RelayError, req, reply) => {
+      if (err instanceof RelayError) return reply.status(err.status).send(errorBody(err, req.id));
+      const status = (err as FastifyError).statusCode ?? 500;
+      if (status >= 500) {
+        req.log.error({ err }, 'relay error');
+        return reply
+          .status(500)
+          .send(errorBody(new RelayError(500, 'internal error', 'new_api_error', 'internal_error'), req.id));
+      }
+      const code =
+        status === 413 ? 'request_too_large' : status === 415 ? 'unsupported_media_type' : 'invalid_request';
+      return reply
+        .status(status)
+        .send(
+          errorBody(
+            new RelayError(status, friendlyClientError(err as FastifyError), 'invalid_request_error', code),
+            req.id,
+          ),
+        );
+    });
+
+    // Audio uploads: keep the raw bytes; the form is parsed only to read the model.
+    r.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, (_req, body, done) =>
+      done(null, body),
+    );
+
+    r.addHook('onRequest', async (req, reply) => {
+      reply.header('access-control-allow-origin', req.headers.origin ?? '*');
+      reply.header('access-control-allow-credentials', 'true');
+    });
+    r.options('/v1/*', async (req, reply) => {
+      reply
+        .header('access-control-allow-methods', 'GET, POST, PUT, DELETE, OPTIONS')
+        .header('access-control-allow-headers', String(req.headers['access-control-request-headers'] ?? '*'))
+        .code(204)
+        .send();
+    });
+
+    const json = (mode: Mode) => async (req: FastifyRequest, reply: FastifyReply) => {
+      const caller = await authenticate(state, req);
+      checkAllowedIp(caller.token, req.ip);
+      const body = req.body as Record<string, unknown>;
+      const params = req.params as { model?: string };
+      if (params.model && body && typeof body === 'object' && !body.model) body.model = params.model;
+      await runRelay(state, req, reply, caller, { mode, info: inspectJson(mode, body), json: body });
+      return reply;
+    };
+    const multipart = (mode: Mode) => async (req: FastifyRequest, reply: FastifyReply) => {
+      const caller = await authenticate(state, req);
+      checkAllowedIp(caller.token, req.ip);
+      const raw = req.body;
+      const contentType = String(req.headers['content-type'] ?? '');
+      if (!Buffer.isBuffer(raw) || !contentType.startsWith('multipart/form-data')) {
+        throw new RelayError(
+          415,
+          'this endpoint expects multipart/form-data with a file and a model',
+          'invalid_request_error',
+          'unsupported_media_type',
+        );
+      }
+      let form: FormData;
+      try {
+        form = await new Response(raw, { headers: { 'content-type': contentType } }).formData();
+      } catch {
+        throw badRequest('malformed multipart/form-data body');
+      }
+      const model = form.get('model');
+      if (typeof model !== 'string' || !model)
+        throw badRequest('model is required', 'model_required', 'model');
+      if (!(form.get('file') instanceof Blob)) throw badRequest('file is required', 'invalid_value', 'file');
+      const info = {
+        model,
+        stream: false,
+        wantsUsage: false,
+        maxTokens: 0,
+        promptEstimate: 0,
+        inputText: '',
+      };
+      await runRelay(state, req, reply, caller, { mode, info, form, uploadBytes: raw.length });
+      return reply;
+    };
+
+    r.post('/v1/chat/completions', json('chat'));
+    r.post('/v1/completions', json('completions'));
+    r.post('/v1/embeddings', json('embeddings'));
+    r.post('/v1/engines/:model/embeddings', json('embeddings'));
+    r.post('/v1/moderations', json('moderations'));
+    r.post('/v1/images/generations', json('images'));
+    r.post('/v1/audio/speech', json('speech'));
+    r.post('/v1/audio/transcriptions', multipart('transcriptions'));
+    r.post('/v1/audio/translations', multipart('translations'));
+    r.post('/v1/rerank', json('rerank'));
+
+    const notImplemented = async () => {
+      throw new RelayError(501, 'API not implemented', 'new_api_error', 'api_not_implemented');
+    };
+    r.post('/v1/images/edits', notImplemented);
+    r.post('/v1/images/variations', notImplemented);
+    r.all('/v1/files', notImplemented);
+    r.all('/v1/files/*', notImplemented);
+    r.all('/v1/fine-tunes', notImplemented);
+    r.all('/v1/fine-tunes/*', notImplemented);
+    r.delete('/v1/models/:model', notImplemented);
+
+    const ownedBy = (group: string, model: string) => {
+      const ch = state.channels.tiers(group, model)[0]?.channels[0];
+      return ch ? (channelTypeInfo(ch.type)?.name ?? 'custom').toLowerCase().replaceAll(' ', '-') : 'custom';
+    };
+    const visibleModels = async (req: FastifyRequest) => {
+      const caller = await authenticate(state, req, { xApiKey: true, google: true });
+      let models = state.channels.models(caller.group);
+      const limits = caller.token?.modelLimits;
+      if (limits) models = models.filter((m) => limits.has(m));
+      return { caller, models };
+    };
+    const modelObject = (id: string, group: string) => ({
+      id,
+      object: 'model',
+      created: MODEL_CREATED,
+      owned_by: ownedBy(group, id),
+    });
+
+    r.get('/v1/models', async (req) => {
+      const { caller, models } = await visibleModels(req);
+      return { object: 'list', data: models.map((id) => modelObject(id, caller.group)) };
+    });
+    r.get('/v1/models/:model', async (req) => {
+      const { caller, models } = await visibleModels(req);
+      const id = (req.params as { model: string }).model;
+      if (!models.includes(id))
+        throw new RelayError(
+          404,
+          `The model '${id}' does not exist`,
+          'invalid_request_error',
+          'model_not_found',
+          'model',
+        );
+      return modelObject(id, caller.group);
+    });
+
+    for (const prefix of ['', '/v1']) {
+      r.get(`${prefix}/dashboard/billing/subscription`, async (req) =>
+        billingSubscription(state, await authenticate(state, req)),
+      );
+      r.get(`${prefix}/dashboard/billing/usage`, async (req) =>
+        billingUsage(state, await authenticate(state, req)),
+      );
+    }
+  });
 }

@@ -108,10 +108,20 @@ export function createModelRateLimit(ctx: AppContext): ModelRateLimit {
       if (windowMs <= 0) return noop;
       const minutes = windowMs / 60_000;
       if (success > 0 && (await windows.count(`s:${userId}`, windowMs)) >= success) {
-        throw new RelayError(429, `rate limit reached: at most ${success} successful requests in ${minutes} minute(s)`, 'rate_limit_error', 'model_request_rate_limited');
+        throw new RelayError(
+          429,
+          `rate limit reached: at most ${success} successful requests in ${minutes} minute(s)`,
+          'rate_limit_error',
+          'model_request_rate_limited',
+        );
       }
       if (count > 0 && !(await windows.hitIfBelow(`t:${userId}`, count, windowMs))) {
-        throw new RelayError(429, `rate limit reached: at most ${count} requests in ${minutes} minute(s), failed ones included`, 'rate_limit_error', 'model_request_rate_limited');
+        throw new RelayError(
+          429,
+          `rate limit reached: at most ${count} requests in ${minutes} minute(s), failed ones included`,
+          'rate_limit_error',
+          'model_request_rate_limited',
+        );
       }
       return () => windows.add(`s:${userId}`, windowMs);
     },

@@ -17,7 +17,15 @@ export interface SensitiveCheck {
 export function createSensitiveCheck(ctx: AppContext): SensitiveCheck {
   let words: string[] = [];
   const load = () => {
-    words = [...new Set(ctx.options.get('SensitiveWords').split(/\r?\n/).map((w) => w.trim().toLowerCase()).filter(Boolean))];
+    words = [
+      ...new Set(
+        ctx.options
+          .get('SensitiveWords')
+          .split(/\r?\n/)
+          .map((w) => w.trim().toLowerCase())
+          .filter(Boolean),
+      ),
+    ];
   };
   load();
   ctx.options.onChange((key) => {
@@ -33,12 +41,18 @@ export function createSensitiveCheck(ctx: AppContext): SensitiveCheck {
   return {
     find,
     check(body) {
-      if (!ctx.options.bool('CheckSensitiveEnabled') || !ctx.options.bool('CheckSensitiveOnPromptEnabled')) return;
+      if (!ctx.options.bool('CheckSensitiveEnabled') || !ctx.options.bool('CheckSensitiveOnPromptEnabled'))
+        return;
       if (!words.length) return;
       const texts: string[] = [];
       collectPromptText(body, texts);
       if (find(texts.join('\n')) !== undefined) {
-        throw new RelayError(400, 'sensitive words detected in the request', 'invalid_request_error', 'sensitive_words_detected');
+        throw new RelayError(
+          400,
+          'sensitive words detected in the request',
+          'invalid_request_error',
+          'sensitive_words_detected',
+        );
       }
     },
   };
@@ -49,9 +63,14 @@ export function collectPromptText(body: unknown, out: string[]): void {
   if (!body || typeof body !== 'object') return;
   const b = body as Record<string, unknown>;
   for (const key of ['prompt', 'input', 'instructions', 'system', 'query']) addContent(b[key], out);
-  if (Array.isArray(b.messages)) for (const m of b.messages) if (m && typeof m === 'object') addContent((m as { content?: unknown }).content, out);
-  if (Array.isArray(b.contents)) for (const c of b.contents) if (c && typeof c === 'object') addContent((c as { parts?: unknown }).parts, out);
-  if (b.systemInstruction && typeof b.systemInstruction === 'object') addContent((b.systemInstruction as { parts?: unknown }).parts, out);
+  if (Array.isArray(b.messages))
+    for (const m of b.messages)
+      if (m && typeof m === 'object') addContent((m as { content?: unknown }).content, out);
+  if (Array.isArray(b.contents))
+    for (const c of b.contents)
+      if (c && typeof c === 'object') addContent((c as { parts?: unknown }).parts, out);
+  if (b.systemInstruction && typeof b.systemInstruction === 'object')
+    addContent((b.systemInstruction as { parts?: unknown }).parts, out);
   if (Array.isArray(b.documents)) addContent(b.documents, out);
 }
 

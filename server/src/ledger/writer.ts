@@ -1,0 +1,156 @@
+import type { Insertable } from 'kysely';
+import type { AppContext } from '../context.ts';
+import type { LogsTable } from '../db/schema.ts';
+import type { Balance } from './balance.ts';
+
+/** One settled request, waiting to be written. */
+export interface Charge {
+  userId: number;
+  user: Balance;
+  tokenId: number;
+  token?: Balance;
+  channelId: number;
+  quota: number;
+  /** False when the upstream produced nothing: the log row is kept, the counters are not moved. */
+  countRequest: boolean;
+  log?: Insertable<LogsTable>;
+}
+
+const LOG_BATCH = 200;
+
+/**
+ * Writes settled charges in batches: every BATCH_UPDATE_INTERVAL seconds, one transaction moves
+ * users.quota/used_quota/request_count, tokens.remain_quota/used_quota and channels.used_quota, and inserts
+ * the usage log rows (in the same transaction when the logs share the main database). Only after the commit
+ * are the in-memory balances moved from "pending" to "db", so a balance never counts a charge twice.
+ */
+export class LedgerWriter {
+  private queue: Charge[] = [];
+  private chain: Promise<void> = Promise.resolve();
+  private timer: NodeJS.Timeout;
+  /** Incremented when a flush starts and when it ends: a reload that saw it change must read again. */
+  epoch = 0;
+  busy = false;
+
+  constructor(private readonly ctx: AppContext) {
+    const every = Math.max(0.05, ctx.config.batchUpdateIntervalSec) * 1000;
+    this.timer = setInterval(() => void this.flush(), every);
+    this.timer.unref();
+    ctx.onClose(async () => {
+      clearInterval(this.timer);
+      await this.flush();
+    });
+  }
+
+  push(charge: Charge): void {
+    this.queue.push(charge);
+  }
+
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  /** Writes everything queued so far; concurrent calls are serialised. */
+  flush(): Promise<void> {
+    this.chain = this.chain
+      .then(() => this.writeBatch())
+      .catch((err) => this.ctx.log.error({ err }, 'ledger flush failed; will retry'));
+    return this.chain;
+  }
+
+  /** Resolves when no flush is running. */
+  idle(): Promise<void> {
+    return this.chain;
+  }
+
+  private async writeBatch(): Promise<void> {
+    if (this.queue.length === 0) return;
+    const batch = this.queue;
+    this.queue = [];
+    this.epoch++;
+    this.busy = true;
+    try {
+      await this.write(batch);
+    } catch (err) {
+      this.queue = batch.concat(this.queue);
+      throw err;
+    } finally {
+      this.busy = false;
+      this.epoch++;
+    }
+    for (const c of batch) {
+      if (c.quota === 0) continue;
+      c.user.db -= c.quota;
+      c.user.pending -= c.quota;
+      if (c.token) {
+        c.token.db -= c.quota;
+        c.token.pending -= c.quota;
+      }
+    }
+  }
+
+  private async write(batch: Charge[]): Promise<void> {
+    const users = new Map<number, { quota: number; count: number }>();
+    const tokens = new Map<number, number>();
+    const channels = new Map<number, number>();
+    const logs: Insertable<LogsTable>[] = [];
+    for (const c of batch) {
+      if (c.log) logs.push(c.log);
+      if (!c.countRequest && c.quota === 0) continue;
+      const u = users.get(c.userId) ?? { quota: 0, count: 0 };
+      u.quota += c.quota;
+      if (c.countRequest) u.count += 1;
+      users.set(c.userId, u);
+      if (c.tokenId > 0) tokens.set(c.tokenId, (tokens.get(c.tokenId) ?? 0) + c.quota);
+      if (c.channelId > 0) channels.set(c.channelId, (channels.get(c.channelId) ?? 0) + c.quota);
+    }
+    const now = Math.floor(Date.now() / 1000);
+    const sameDb = this.ctx.logDb === this.ctx.db;
+    const byId = <T>(m: Map<number, T>) => [...m.entries()].sort((a, b) => a[0] - b[0]);
+    await this.ctx.db.db.transaction().execute(async (trx) => {
+      for (const [id, u] of byId(users)) {
+        await trx
+          .updateTable('users')
+          .set((eb) => ({
+            quota: eb('quota', '-', u.quota),
+            used_quota: eb('used_quota', '+', u.quota),
+            request_count: eb('request_count', '+', u.count),
+          }))
+          .where('id', '=', id)
+          .execute();
+      }
+      for (const [id, q] of byId(tokens)) {
+        await trx
+          .updateTable('tokens')
+          .set((eb) => ({
+            remain_quota: eb('remain_quota', '-', q),
+            used_quota: eb('used_quota', '+', q),
+            accessed_time: now,
+          }))
+          .where('id', '=', id)
+          .execute();
+      }
+      for (const [id, q] of byId(channels)) {
+        if (q === 0) continue;
+        await trx
+          .updateTable('channels')
+          .set((eb) => ({ used_quota: eb('used_quota', '+', q) }))
+          .where('id', '=', id)
+          .execute();
+      }
+      if (sameDb)
+        for (let i = 0; i < logs.length; i += LOG_BATCH)
+          await trx
+            .insertInto('logs')
+            .values(logs.slice(i, i + LOG_BATCH))
+            .execute();
+    });
+    if (!sameDb) {
+      for (let i = 0; i < logs.length; i += LOG_BATCH)
+        await this.ctx.logDb.db
+          .insertInto('logs')
+          .values(logs.slice(i, i + LOG_BATCH))
+          .execute();
+    }
+  }
+}

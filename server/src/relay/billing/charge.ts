@@ -1,0 +1,84 @@
+import type { Caller } from '../auth.ts';
+import { RelayError } from '../errors.ts';
+import type { Inspected, Mode } from '../formats/openai/request.ts';
+import type { RelayState } from '../state.ts';
+import { holdQuota, type Price, productQuota } from './quota.ts';
+
+/** Ratio used for a model nobody priced, when self-use mode or the user's setting allows it (as in new-api). */
+export const UNSET_MODEL_RATIO = 37.5;
+
+/** The price of a model for the caller's group; unpriced models are refused unless allowed. */
+export function priceFor(state: RelayState, caller: Caller, model: string): Price & { unset: boolean } {
+  const price = state.prices.lookup(model, caller.group);
+  if (price) return { ...price, unset: false };
+  if (
+    state.ctx.options.bool('SelfUseModeEnabled') ||
+    caller.user.setting.accept_unset_model_ratio_model === true
+  ) {
+    return {
+      modelRatio: UNSET_MODEL_RATIO,
+      completionRatio: 1,
+      cacheRatio: 1,
+      modelPrice: -1,
+      groupRatio: state.prices.groupRatio(caller.group),
+      unset: true,
+    };
+  }
+  throw new RelayError(
+    403,
+    `model ${model} has no price set; ask the administrator to set its ratio or price`,
+    'invalid_request_error',
+    'model_price_not_set',
+    'model',
+  );
+}
+
+const SIZE_FACTOR: Record<string, number> = {
+  '256x256': 0.4,
+  '512x512': 0.45,
+  '1024x1024': 1,
+  '1024x1792': 2,
+  '1792x1024': 2,
+};
+
+/**
+ * An image request's quota: per-image price (ModelPrice, else 0.0025 x ModelRatio) x size factor x quality
+ * factor (dall-e-3 hd: 2, or 1.5 at the tall and wide sizes) x n x QuotaPerUnit x group ratio, rounded.
+ */
+export function imageQuota(
+  price: Price,
+  model: string,
+  img: NonNullable<Inspected['images']>,
+  quotaPerUnit: number,
+): number {
+  const size = SIZE_FACTOR[img.size] ?? 1;
+  let quality = 1;
+  if (model === 'dall-e-3' && img.quality === 'hd') quality = img.size === '1024x1024' ? 2 : 1.5;
+  const perImage = price.modelPrice >= 0 ? [price.modelPrice] : [0.0025, price.modelRatio];
+  return productQuota([...perImage, size, quality, img.n, quotaPerUnit, price.groupRatio]);
+}
+
+/** What to hold before the call (reference §6.2, with the answer priced at the completion ratio). */
+export function holdFor(
+  mode: Mode,
+  req: Inspected,
+  price: Price,
+  quotaPerUnit: number,
+  preConsumed: number,
+): number {
+  if (mode === 'images' && req.images) return imageQuota(price, req.model, req.images, quotaPerUnit);
+  if (mode === 'speech') return holdQuota([...req.inputText].length, 0, price, quotaPerUnit);
+  const answer = mode === 'chat' || mode === 'completions' ? req.maxTokens || preConsumed : 0;
+  const prompt = mode === 'transcriptions' || mode === 'translations' ? preConsumed : req.promptEstimate;
+  return holdQuota(prompt, answer, price, quotaPerUnit);
+}
+
+/** The log row's content text (reference §6.9). */
+export function logContent(price: Price & { unset?: boolean }): string {
+  const f = (n: number) => n.toFixed(2);
+  const base =
+    price.modelPrice >= 0
+      ? `模型价格 ${f(price.modelPrice)}，分组倍率 ${f(price.groupRatio)}`
+      : `模型倍率 ${f(price.modelRatio)}，补全倍率 ${f(price.completionRatio)}，分组倍率 ${f(price.groupRatio)}`;
+  return price.unset ? `${base}（模型未定价，按默认倍率计费）` : base;
+}

@@ -1,0 +1,98 @@
+/**
+ * The quota formulas (reference §6, spec 002 §9), computed exactly: every ratio is taken as the decimal it is
+ * written as (0.075 is 75/1000, not the nearest double) and the result is rounded half away from zero.
+ */
+export interface Price {
+  modelRatio: number;
+  completionRatio: number;
+  cacheRatio: number;
+  /** US$ per request when the model is priced per call; -1 otherwise. */
+  modelPrice: number;
+  groupRatio: number;
+}
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  /** Prompt tokens served from the provider's cache (part of promptTokens). */
+  cachedTokens: number;
+}
+
+type Frac = [bigint, bigint];
+
+/** A finite number as the exact fraction of its shortest decimal form. */
+export function frac(x: number): Frac {
+  if (!Number.isFinite(x)) throw new Error(`not a finite number: ${x}`);
+  const [mantissa, expText] = x.toString().split('e');
+  const neg = mantissa.startsWith('-');
+  const m = neg ? mantissa.slice(1) : mantissa;
+  const dot = m.indexOf('.');
+  const scale = (dot >= 0 ? m.length - dot - 1 : 0) - (expText ? Number(expText) : 0);
+  let num = BigInt(m.replace('.', ''));
+  let den = 1n;
+  if (scale > 0) den = 10n ** BigInt(scale);
+  else num *= 10n ** BigInt(-scale);
+  return [neg ? -num : num, den];
+}
+
+const mul = (a: Frac, b: Frac): Frac => [a[0] * b[0], a[1] * b[1]];
+const add = (a: Frac, b: Frac): Frac => [a[0] * b[1] + b[0] * a[1], a[1] * b[1]];
+const int = (n: number): Frac => [BigInt(Math.trunc(n)), 1n];
+
+function roundHalfAway([num, den]: Frac): number {
+  const neg = num < 0n;
+  const abs = neg ? -num : num;
+  const r = (2n * abs + den) / (2n * den);
+  return Number(neg ? -r : r);
+}
+
+function floor([num, den]: Frac): number {
+  const q = num / den;
+  return Number(num < 0n && q * den !== num ? q - 1n : q);
+}
+
+/** The exact product of decimal factors, rounded half away from zero. */
+export function productQuota(factors: number[]): number {
+  let acc: Frac = [1n, 1n];
+  for (const f of factors) acc = mul(acc, frac(f));
+  return roundHalfAway(acc);
+}
+
+/** Quota for a per-call price: price x QuotaPerUnit x group ratio, rounded. */
+export function fixedQuota(price: Price, quotaPerUnit: number, times = 1): number {
+  return productQuota([price.modelPrice, quotaPerUnit, price.groupRatio, times]);
+}
+
+/**
+ * Quota for one text request: round(((P - K) + K x CacheRatio + C x CompletionRatio) x ModelRatio x GroupRatio),
+ * at least 1 when the ratios are not zero; a per-call price instead when the model has one. No tokens at all
+ * (the upstream produced nothing) costs nothing.
+ */
+export function textQuota(usage: Usage, price: Price, quotaPerUnit: number): number {
+  const { promptTokens: p, completionTokens: c } = usage;
+  if (p + c <= 0) return 0;
+  if (price.modelPrice >= 0) return fixedQuota(price, quotaPerUnit);
+  const k = Math.min(Math.max(usage.cachedTokens, 0), p);
+  const tokens = add(
+    add(int(p - k), mul(int(k), frac(price.cacheRatio))),
+    mul(int(c), frac(price.completionRatio)),
+  );
+  const ratio = mul(frac(price.modelRatio), frac(price.groupRatio));
+  const quota = roundHalfAway(mul(tokens, ratio));
+  return ratio[0] !== 0n && quota <= 0 ? 1 : quota;
+}
+
+/**
+ * The amount held before the call: the prompt estimate plus the most the answer may cost
+ * (max_tokens, or PreConsumedQuota tokens when the client set none), priced like the real charge.
+ */
+export function holdQuota(
+  promptTokens: number,
+  maxTokens: number,
+  price: Price,
+  quotaPerUnit: number,
+): number {
+  if (price.modelPrice >= 0) return fixedQuota(price, quotaPerUnit);
+  const tokens = add(int(promptTokens), mul(int(maxTokens), frac(price.completionRatio)));
+  return floor(mul(mul(tokens, frac(price.modelRatio)), frac(price.groupRatio)));
+}

@@ -1,0 +1,98 @@
+import type { Selectable } from 'kysely';
+import type { AppContext } from '../context.ts';
+import type { ChannelsTable } from '../db/schema.ts';
+import { type ChannelEntry, toEntry } from './cache/channels.ts';
+import { RelayError, upstreamError } from './errors.ts';
+import { MODE_PATHS } from './formats/openai/request.ts';
+import { adapterFor } from './providers/index.ts';
+import type { UpstreamCall } from './providers/types.ts';
+import { relayState } from './state.ts';
+
+export interface ChannelTestResult {
+  success: boolean;
+  /** Upstream HTTP status, 0 when it could not be reached. */
+  status: number;
+  /** Wall time of the call in milliseconds. */
+  timeMs: number;
+  /** Empty on success; the (scrubbed) upstream or network error otherwise. */
+  message: string;
+  model: string;
+}
+
+const isEmbedding = (m: string) => /embed/i.test(m) || m.startsWith('m3e') || m.includes('bge-');
+
+/** The model a test uses: the one asked for, else the channel's test model, else its first model. */
+export function testModelOf(ch: ChannelEntry, model?: string): string {
+  return model?.trim() || ch.testModel || ch.models[0] || 'gpt-4o-mini';
+}
+
+/**
+ * Sends one small request (chat "hi" with max_tokens 10, or an embedding for embedding models) to one channel,
+ * whatever its status, and reports status, time and error. Nothing is billed or logged; the channel's model
+ * mapping applies.
+ */
+export async function testChannel(
+  ctx: AppContext,
+  channel: Selectable<ChannelsTable> | ChannelEntry,
+  model?: string,
+): Promise<ChannelTestResult> {
+  const ch = 'base_url' in channel ? toEntry(channel) : channel;
+  const name = testModelOf(ch, model);
+  const started = performance.now();
+  const result = (success: boolean, status: number, message: string): ChannelTestResult => ({
+    success,
+    status,
+    timeMs: Math.round(performance.now() - started),
+    message,
+    model: name,
+  });
+  const adapter = adapterFor(ch.type);
+  if (!adapter) return result(false, 0, 'this channel type cannot be tested by the relay yet');
+  const mode = isEmbedding(name) ? 'embeddings' : 'chat';
+  const call: UpstreamCall = {
+    mode,
+    path: MODE_PATHS[mode],
+    model: ch.modelMapping[name] || name,
+    stream: false,
+    query: new URLSearchParams(),
+  };
+  const body: Record<string, unknown> =
+    mode === 'embeddings'
+      ? { model: call.model, input: ['hello world'] }
+      : { model: call.model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 10 };
+  adapter.prepareBody?.(body, ch, call);
+  if (ch.paramOverride) Object.assign(body, ch.paramOverride);
+  const headers = {
+    ...adapter.headers(ch, call),
+    'content-type': 'application/json',
+    accept: 'application/json',
+  };
+  const timeout = (ctx.config.relayTimeoutSec || 60) * 1000;
+  try {
+    const res = await relayState(ctx).upstream.send({
+      url: adapter.url(ch, call),
+      headers,
+      body: JSON.stringify(body),
+      stream: false,
+      signal: AbortSignal.timeout(timeout),
+    });
+    const text = await res.body.text();
+    if (res.statusCode < 200 || res.statusCode >= 300)
+      return result(false, res.statusCode, upstreamError(res.statusCode, text, [ch.key, ch.baseUrl]).message);
+    try {
+      const json = JSON.parse(text);
+      if (json?.error)
+        return result(
+          false,
+          res.statusCode,
+          upstreamError(res.statusCode, text, [ch.key, ch.baseUrl]).message,
+        );
+    } catch {
+      return result(false, res.statusCode, 'the upstream answered with a body that is not JSON');
+    }
+    return result(true, res.statusCode, '');
+  } catch (err) {
+    const e = err instanceof RelayError ? err : new RelayError(502, String((err as Error)?.message ?? err));
+    return result(false, 0, e.message);
+  }
+}

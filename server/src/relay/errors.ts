@@ -1,0 +1,79 @@
+/**
+ * Relay errors in OpenAI's shape: `{error:{message,type,param,code}}`.
+ * `local` marks gateway-side refusals (bad input, auth, quota): never retried, never a reason to disable a channel.
+ */
+export class RelayError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly type = 'invalid_request_error',
+    readonly code: string | null = null,
+    readonly param: string | null = null,
+    readonly local = true,
+  ) {
+    super(message);
+  }
+}
+
+export const badRequest = (message: string, code = 'invalid_request', param: string | null = null) =>
+  new RelayError(400, message, 'invalid_request_error', code, param);
+
+export interface OpenAIErrorBody {
+  error: { message: string; type: string; param: string | null; code: string | null };
+}
+
+export function errorBody(err: RelayError, requestId: string): OpenAIErrorBody {
+  return {
+    error: {
+      message: `${err.message} (request id: ${requestId})`,
+      type: err.type,
+      param: err.param,
+      code: err.code,
+    },
+  };
+}
+
+/** Removes the channel's key and base URL from an upstream message before a client sees it. */
+export function scrub(text: string, secrets: string[]): string {
+  let out = text;
+  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('***');
+  return out;
+}
+
+/**
+ * Builds the error an upstream's non-2xx body describes: the OpenAI error object when there is one,
+ * else the first message-looking field, else the bare status.
+ */
+export function upstreamError(status: number, raw: string, secrets: string[]): RelayError {
+  let body: any;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    body = null;
+  }
+  const e = body && typeof body === 'object' ? body.error : undefined;
+  let message = '';
+  let type = 'upstream_error';
+  let code: string | null = 'bad_response_status_code';
+  let param: string | null = String(status);
+  if (e && typeof e === 'object') {
+    message = String(e.message ?? '');
+    if (e.type) type = String(e.type);
+    code = e.code == null ? null : String(e.code);
+    param = e.param == null ? null : String(e.param);
+  } else if (body && typeof body === 'object') {
+    const cand = [
+      typeof e === 'string' ? e : undefined,
+      body.message,
+      body.msg,
+      body.err,
+      body.error_msg,
+      body.header?.message,
+    ];
+    message = String(cand.find((c) => typeof c === 'string' && c) ?? '');
+  } else if (raw.trim() && raw.length < 500) {
+    message = raw.trim();
+  }
+  if (!message) message = `bad response status code ${status}`;
+  return new RelayError(status, scrub(message, secrets), type, code, param, false);
+}

@@ -1,0 +1,171 @@
+import { badRequest } from '../../errors.ts';
+
+/** The OpenAI endpoints the relay serves; each is one client path. */
+export type Mode =
+  | 'chat'
+  | 'completions'
+  | 'embeddings'
+  | 'moderations'
+  | 'images'
+  | 'speech'
+  | 'transcriptions'
+  | 'translations'
+  | 'rerank';
+
+export const MODE_PATHS: Record<Mode, string> = {
+  chat: '/v1/chat/completions',
+  completions: '/v1/completions',
+  embeddings: '/v1/embeddings',
+  moderations: '/v1/moderations',
+  images: '/v1/images/generations',
+  speech: '/v1/audio/speech',
+  transcriptions: '/v1/audio/transcriptions',
+  translations: '/v1/audio/translations',
+  rerank: '/v1/rerank',
+};
+
+/** What the gateway reads from a client request before choosing a channel. */
+export interface Inspected {
+  model: string;
+  stream: boolean;
+  /** The client asked for the usage chunk (stream_options.include_usage). */
+  wantsUsage: boolean;
+  /** Largest answer the client allows, 0 when unset. */
+  maxTokens: number;
+  /** Cheap prompt-size estimate used for the hold (UTF-8 bytes / 3, an upper bound for most text). */
+  promptEstimate: number;
+  /** Text whose tokens are the prompt when the upstream reports none (embeddings, moderations, speech). */
+  inputText: string;
+  images?: { n: number; size: string; quality: string };
+}
+
+const MAX_TOKENS_LIMIT = 2 ** 30;
+
+function textOf(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v)) return v.map(textOf).join('\n');
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    if (typeof o.text === 'string') return o.text;
+    if (o.content !== undefined) return textOf(o.content);
+  }
+  return '';
+}
+
+const estimate = (text: string) => Math.ceil(Buffer.byteLength(text) / 3);
+
+function intField(body: Record<string, unknown>, name: string): number {
+  const v = body[name];
+  if (v === undefined || v === null) return 0;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_TOKENS_LIMIT) {
+    throw badRequest(
+      `${name} must be a non-negative integer no larger than ${MAX_TOKENS_LIMIT}`,
+      'invalid_value',
+      name,
+    );
+  }
+  return v;
+}
+
+function requireModel(body: Record<string, unknown>, fallback?: string): string {
+  const m = body.model ?? fallback;
+  if (m === undefined || m === null || m === '')
+    throw badRequest('model is required', 'model_required', 'model');
+  if (typeof m !== 'string') throw badRequest('model must be a string', 'invalid_value', 'model');
+  return m;
+}
+
+/** Validates a JSON body for its endpoint and reads what routing and billing need. 400 on anything malformed. */
+export function inspectJson(mode: Mode, body: unknown): Inspected {
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw badRequest('request body must be a JSON object', 'invalid_request');
+  const b = body as Record<string, unknown>;
+  const stream = b.stream === true;
+  if (b.stream !== undefined && typeof b.stream !== 'boolean')
+    throw badRequest('stream must be a boolean', 'invalid_value', 'stream');
+  const so = b.stream_options as Record<string, unknown> | undefined;
+  const base = { stream, wantsUsage: stream && so?.include_usage === true, maxTokens: 0, inputText: '' };
+  switch (mode) {
+    case 'chat': {
+      const model = requireModel(b);
+      if (!Array.isArray(b.messages) || b.messages.length === 0)
+        throw badRequest('messages is required and must be a non-empty array', 'invalid_value', 'messages');
+      const maxTokens = Math.max(intField(b, 'max_tokens'), intField(b, 'max_completion_tokens'));
+      let text = textOf(b.messages);
+      if (Array.isArray(b.tools)) text += JSON.stringify(b.tools);
+      return { ...base, model, maxTokens, promptEstimate: estimate(text) + 3 * b.messages.length + 3 };
+    }
+    case 'completions': {
+      const model = requireModel(b);
+      if (b.prompt === undefined || b.prompt === '')
+        throw badRequest('prompt is required', 'invalid_value', 'prompt');
+      const text = textOf(b.prompt);
+      return {
+        ...base,
+        model,
+        maxTokens: intField(b, 'max_tokens'),
+        promptEstimate: estimate(text),
+        inputText: text,
+      };
+    }
+    case 'embeddings':
+    case 'moderations': {
+      const model = requireModel(b, mode === 'moderations' ? 'omni-moderation-latest' : undefined);
+      const text = textOf(b.input);
+      if (b.input === undefined || b.input === null || text === '')
+        throw badRequest('input is required', 'invalid_value', 'input');
+      return {
+        ...base,
+        stream: false,
+        wantsUsage: false,
+        model,
+        promptEstimate: estimate(text),
+        inputText: text,
+      };
+    }
+    case 'images': {
+      const model = requireModel(b, 'dall-e-2');
+      if (typeof b.prompt !== 'string' || !b.prompt.trim())
+        throw badRequest('prompt is required', 'invalid_value', 'prompt');
+      const n = b.n === undefined ? 1 : b.n;
+      if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 10)
+        throw badRequest('n must be an integer from 1 to 10', 'invalid_value', 'n');
+      const size = b.size === undefined ? '1024x1024' : String(b.size);
+      if (!/^\d+x\d+$/.test(size) && size !== 'auto')
+        throw badRequest('size must look like 1024x1024', 'invalid_value', 'size');
+      const quality = b.quality === undefined ? 'standard' : String(b.quality);
+      return {
+        ...base,
+        stream: false,
+        wantsUsage: false,
+        model,
+        promptEstimate: 0,
+        images: { n, size, quality },
+      };
+    }
+    case 'speech': {
+      const model = requireModel(b);
+      if (typeof b.input !== 'string' || !b.input)
+        throw badRequest('input is required', 'invalid_value', 'input');
+      return { ...base, stream: false, wantsUsage: false, model, promptEstimate: 0, inputText: b.input };
+    }
+    case 'rerank': {
+      const model = requireModel(b);
+      if (typeof b.query !== 'string' || !b.query)
+        throw badRequest('query is required', 'invalid_query', 'query');
+      if (!Array.isArray(b.documents) || b.documents.length === 0)
+        throw badRequest('documents must be a non-empty array', 'invalid_documents', 'documents');
+      const text = b.query + textOf(b.documents);
+      return {
+        ...base,
+        stream: false,
+        wantsUsage: false,
+        model,
+        promptEstimate: estimate(text),
+        inputText: text,
+      };
+    }
+    default:
+      throw badRequest('this endpoint expects multipart/form-data', 'invalid_request');
+  }
+}

@@ -1,0 +1,13 @@
+import { channelTypeInfo } from '@modelgate/shared';
+import { azureAdapter } from './azure/index.ts';
+import { openaiAdapter } from './openai/index.ts';
+import type { ProviderAdapter } from './types.ts';
+
+/** Adapters by channel type; a type not listed falls back to OpenAI's when it speaks that format. */
+const BY_TYPE: Record<number, ProviderAdapter> = {
+  3: azureAdapter,
+};
+
+export function adapterFor(type: number): ProviderAdapter | null {
+  return BY_TYPE[type] ?? (channelTypeInfo(type)?.openai ? openaiAdapter : null);
+}

@@ -1,0 +1,84 @@
+import { ChannelStatus } from '@modelgate/shared';
+import type { AppContext } from '../context.ts';
+import { disableChannel, shouldDisableChannel } from '../modules/channels/health.ts';
+import type { ChannelCache, ChannelEntry, Tier } from './cache/channels.ts';
+import { RelayError } from './errors.ts';
+
+/** Weighted random inside one tier: each channel weighs `weight + 10` so weight 0 still gets traffic. */
+function draw(channels: ChannelEntry[]): ChannelEntry {
+  if (channels.length === 1) return channels[0];
+  let total = 0;
+  for (const c of channels) total += Math.max(0, c.weight) + 10;
+  let r = Math.random() * total;
+  for (const c of channels) {
+    r -= Math.max(0, c.weight) + 10;
+    if (r < 0) return c;
+  }
+  return channels[channels.length - 1];
+}
+
+/**
+ * Picks the channel for one attempt: the highest tier that still has a channel not tried in this request;
+ * when every channel has been tried, any but the one that failed last (a retry never repeats the channel that
+ * just failed while another exists). Null when nothing is left.
+ */
+export function pickChannel(
+  tiers: Tier[],
+  tried: ReadonlySet<number>,
+  lastFailed?: number,
+): ChannelEntry | null {
+  if (tried.size === 0) return tiers.length ? draw(tiers[0].channels) : null;
+  for (const tier of tiers) {
+    const fresh = tier.channels.filter((c) => !tried.has(c.id));
+    if (fresh.length) return draw(fresh);
+  }
+  for (const tier of tiers) {
+    const others = tier.channels.filter((c) => c.id !== lastFailed);
+    if (others.length) return draw(others);
+  }
+  return null;
+}
+
+/** Applies the channel's status-code mapping ({"500":"503"}) to an upstream error. */
+export function mapStatus(err: RelayError, ch: ChannelEntry): RelayError {
+  if (err.local) return err;
+  const to = Number(ch.statusCodeMapping[String(err.status)]);
+  if (!Number.isInteger(to) || to < 100 || to > 599 || to === err.status) return err;
+  return new RelayError(to, err.message, err.type, err.code, err.param, false);
+}
+
+/** Another channel may succeed where this one failed: rate limits, server errors, timeouts, key problems. */
+export function shouldRetry(err: RelayError): boolean {
+  if (err.local) return false;
+  const s = err.status;
+  return s === 429 || s === 307 || s >= 500 || s === 401 || s === 403 || s === 404;
+}
+
+/** Whether an upstream error says the channel's key or account is dead (option, auto_ban, and the health rules). */
+export function shouldDisable(ctx: AppContext, ch: ChannelEntry, err: RelayError): boolean {
+  if (err.local || !ch.autoBan) return false;
+  return shouldDisableChannel(
+    ctx,
+    { status: err.status, type: err.type, code: err.code, message: err.message },
+    ch.type,
+  );
+}
+
+/**
+ * Disables a channel after a fatal upstream error: out of routing at once in this process, then saved and
+ * announced by the channels module so other instances follow.
+ */
+export async function autoDisable(
+  ctx: AppContext,
+  channels: ChannelCache,
+  ch: ChannelEntry,
+  reason: string,
+): Promise<void> {
+  if (ch.status !== ChannelStatus.Enabled) return;
+  channels.markDisabled(ch.id);
+  try {
+    await disableChannel(ctx, ch.id, reason);
+  } catch (err) {
+    ctx.log.error({ err, channel: ch.id }, 'could not save the automatic disable');
+  }
+}

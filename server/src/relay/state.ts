@@ -1,0 +1,41 @@
+import type { AppContext } from '../context.ts';
+import { LedgerWriter } from '../ledger/writer.ts';
+import { ChannelCache } from './cache/channels.ts';
+import { PriceCache } from './cache/prices.ts';
+import { TokenCache } from './cache/tokens.ts';
+import { UserCache } from './cache/users.ts';
+import { createNotifier, type Notifier } from './notify.ts';
+import { createUpstream, type Upstream } from './upstream.ts';
+
+/** Everything the relay keeps in memory for one app context, created once on first use. */
+export interface RelayState {
+  ctx: AppContext;
+  writer: LedgerWriter;
+  tokens: TokenCache;
+  users: UserCache;
+  channels: ChannelCache;
+  prices: PriceCache;
+  upstream: Upstream;
+  notifier: Notifier;
+}
+
+const states = new WeakMap<AppContext, RelayState>();
+
+export function relayState(ctx: AppContext): RelayState {
+  let s = states.get(ctx);
+  if (!s) {
+    const writer = new LedgerWriter(ctx);
+    s = {
+      ctx,
+      writer,
+      tokens: new TokenCache(ctx, writer),
+      users: new UserCache(ctx, writer),
+      channels: new ChannelCache(ctx),
+      prices: new PriceCache(ctx),
+      upstream: createUpstream(ctx),
+      notifier: createNotifier(ctx),
+    };
+    states.set(ctx, s);
+  }
+  return s;
+}

@@ -1,0 +1,200 @@
+import type { ServerResponse } from 'node:http';
+import type { Dispatcher } from 'undici';
+import type { Usage } from '../billing/quota.ts';
+import { RelayError } from '../errors.ts';
+import { readUsage } from '../formats/openai/usage.ts';
+import { networkError } from '../upstream.ts';
+import { SSE_HEADERS, SseLineReader } from './sse.ts';
+
+export interface StreamOptions {
+  res: Dispatcher.ResponseData;
+  raw: ServerResponse;
+  headers: Record<string, string>;
+  /** The client asked for the usage chunk; otherwise the usage-only chunk the gateway requested is dropped. */
+  wantsUsage: boolean;
+  /** Seconds between keep-alive comments while the stream is quiet; 0 = off. */
+  pingSeconds: number;
+  /** Aborts the upstream read (the client left). */
+  abort: () => void;
+  /** Called once, just before the first byte goes to the client (the framework lets go of the reply). */
+  onStart: () => void;
+}
+
+export interface StreamOutcome {
+  usage: Usage | null;
+  /** Text the client received (content, reasoning, tool-call names and arguments), for counting when usage is missing. */
+  text: string;
+  toolCalls: number;
+  /** ms since the call started until the first event reached the client. */
+  firstAt: number;
+  clientGone: boolean;
+  /** Set when the upstream failed after the stream had started. */
+  error: RelayError | null;
+  /** Latest id/created/model seen, for a synthesised usage chunk. */
+  meta: { id?: string; created?: number; model?: string };
+}
+
+function collect(chunk: any, out: StreamOutcome): void {
+  if (chunk.id) out.meta.id = chunk.id;
+  if (chunk.created) out.meta.created = chunk.created;
+  if (chunk.model) out.meta.model = chunk.model;
+  const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+  for (const c of choices) {
+    const d = c?.delta;
+    if (typeof c?.text === 'string') out.text += c.text;
+    if (!d) continue;
+    if (typeof d.content === 'string') out.text += d.content;
+    if (typeof d.reasoning_content === 'string') out.text += d.reasoning_content;
+    if (typeof d.reasoning === 'string') out.text += d.reasoning;
+    if (Array.isArray(d.tool_calls)) {
+      for (const t of d.tool_calls) {
+        if (t?.function?.name) {
+          out.text += t.function.name;
+          out.toolCalls++;
+        }
+        if (typeof t?.function?.arguments === 'string') out.text += t.function.arguments;
+      }
+    }
+  }
+}
+
+/**
+ * Forwards an OpenAI-format event stream chunk by chunk as it arrives (never buffered whole), collecting usage
+ * and the produced text. Nothing is sent to the client until the first event, so a stream that fails before it
+ * can still be retried on another channel (the error is thrown). Once started, an upstream failure ends the
+ * client's stream with an error event and the outcome says what was produced; a client that leaves aborts the
+ * upstream read.
+ */
+export async function relayStream(o: StreamOptions, startedAt: number): Promise<StreamOutcome> {
+  const out: StreamOutcome = {
+    usage: null,
+    text: '',
+    toolCalls: 0,
+    firstAt: 0,
+    clientGone: false,
+    error: null,
+    meta: {},
+  };
+  const reader = new SseLineReader();
+  const raw = o.raw;
+  let started = false;
+  let lastWrite = Date.now();
+  const onClose = () => {
+    if (!raw.writableFinished) {
+      out.clientGone = true;
+      o.abort();
+    }
+  };
+  raw.on('close', onClose);
+
+  const start = () => {
+    if (started) return;
+    started = true;
+    o.onStart();
+    raw.writeHead(200, { ...o.headers, ...SSE_HEADERS });
+  };
+  const write = async (s: string) => {
+    start();
+    lastWrite = Date.now();
+    if (!raw.write(s) && !out.clientGone) {
+      await new Promise<void>((resolve) => {
+        raw.once('drain', resolve);
+        raw.once('close', resolve);
+      });
+    }
+  };
+
+  let ping: NodeJS.Timeout | undefined;
+  if (o.pingSeconds > 0) {
+    // With keep-alive pings the headers go out at once, so a silent upstream does not look like a dead connection.
+    start();
+    ping = setInterval(() => {
+      if (Date.now() - lastWrite >= o.pingSeconds * 1000 && !out.clientGone) {
+        lastWrite = Date.now();
+        raw.write(': PING\n\n');
+      }
+    }, o.pingSeconds * 1000);
+  }
+
+  const handle = (payloads: string[]): string => {
+    let buf = '';
+    for (const p of payloads) {
+      if (!p || p === '[DONE]') continue;
+      let chunk: any;
+      try {
+        chunk = JSON.parse(p);
+      } catch {
+        continue;
+      }
+      if (chunk?.error) {
+        out.error = new RelayError(
+          502,
+          String(chunk.error.message ?? 'upstream error'),
+          String(chunk.error.type ?? 'upstream_error'),
+          chunk.error.code ?? null,
+          null,
+          false,
+        );
+      } else {
+        collect(chunk, out);
+      }
+      const usage = readUsage(chunk?.usage);
+      if (usage) {
+        out.usage = usage;
+        if (!o.wantsUsage && Array.isArray(chunk.choices) && chunk.choices.length === 0) continue;
+      }
+      buf += `data: ${p}\n\n`;
+    }
+    return buf;
+  };
+
+  try {
+    for await (const chunk of o.res.body) {
+      const buf = handle(reader.push(chunk as Buffer));
+      if (buf) {
+        if (!out.firstAt) out.firstAt = Math.max(1, Math.round(performance.now() - startedAt));
+        await write(buf);
+      }
+      if (out.clientGone) break;
+    }
+    const tail = handle(reader.end());
+    if (tail) await write(tail);
+  } catch (err) {
+    if (!out.clientGone) {
+      const e = networkError(err);
+      if (!started) throw e;
+      out.error = e;
+    }
+  } finally {
+    if (ping) clearInterval(ping);
+  }
+  if (!started && !out.clientGone) {
+    if (out.error) throw out.error;
+    throw new RelayError(
+      502,
+      'the upstream ended the stream without sending anything',
+      'upstream_error',
+      'empty_stream',
+      null,
+      false,
+    );
+  }
+  return out;
+}
+
+/** Ends the client's stream: an error event after a mid-stream failure, else the usage chunk if owed and [DONE]. */
+export function finishStream(
+  raw: ServerResponse,
+  out: StreamOutcome,
+  usageChunk: Record<string, unknown> | null,
+): void {
+  if (out.clientGone || raw.writableEnded) return;
+  let tail = '';
+  if (out.error)
+    tail += `data: ${JSON.stringify({ error: { message: out.error.message, type: out.error.type, param: null, code: out.error.code } })}\n\n`;
+  else {
+    if (usageChunk) tail += `data: ${JSON.stringify(usageChunk)}\n\n`;
+    tail += 'data: [DONE]\n\n';
+  }
+  raw.end(tail);
+}

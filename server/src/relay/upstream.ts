@@ -1,0 +1,73 @@
+import { Agent, type Dispatcher, errors, type FormData, request } from 'undici';
+import type { AppContext } from '../context.ts';
+import { RelayError } from './errors.ts';
+
+export interface UpstreamRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string | Buffer | FormData;
+  stream: boolean;
+  /** Aborted when the client goes away or the total time runs out. */
+  signal: AbortSignal;
+}
+
+/**
+ * Upstream HTTP: one pooled keep-alive agent for every provider. Timeouts: STREAMING_TIMEOUT is the longest a
+ * stream may stay silent (before the headers and between chunks); RELAY_TIMEOUT bounds the whole call and is
+ * enforced by the caller's signal.
+ */
+export function createUpstream(ctx: AppContext) {
+  const agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 512 });
+  ctx.onClose(() => agent.close());
+  const relayMs = ctx.config.relayTimeoutSec * 1000;
+  const idleMs = ctx.config.streamingTimeoutSec * 1000;
+
+  return {
+    agent,
+    /** Sends one request; network failures and timeouts become retryable 502/504 relay errors. */
+    async send(req: UpstreamRequest): Promise<Dispatcher.ResponseData> {
+      try {
+        return await request(req.url, {
+          method: 'POST',
+          headers: req.headers,
+          body: req.body as any,
+          dispatcher: agent,
+          signal: req.signal,
+          headersTimeout: req.stream ? idleMs : relayMs,
+          bodyTimeout: req.stream ? idleMs : relayMs,
+        });
+      } catch (err) {
+        throw networkError(err);
+      }
+    },
+  };
+}
+
+export type Upstream = ReturnType<typeof createUpstream>;
+
+/** A failed connection or timeout as a relay error (never showing the upstream address). */
+export function networkError(err: unknown): RelayError {
+  if (err instanceof RelayError) return err;
+  const e = err as Error & { code?: string };
+  if (
+    e instanceof errors.HeadersTimeoutError ||
+    e instanceof errors.BodyTimeoutError ||
+    e?.name === 'TimeoutError'
+  ) {
+    return new RelayError(504, 'upstream timed out', 'upstream_error', 'upstream_timeout', null, false);
+  }
+  if (e?.name === 'AbortError' || e instanceof errors.RequestAbortedError) {
+    const reason = (e as any).cause ?? (e as any).reason;
+    if (reason?.name === 'TimeoutError')
+      return new RelayError(504, 'upstream timed out', 'upstream_error', 'upstream_timeout', null, false);
+    return new RelayError(499, 'request aborted', 'upstream_error', 'aborted', null, false);
+  }
+  return new RelayError(
+    502,
+    'failed to reach the upstream',
+    'upstream_error',
+    'upstream_unreachable',
+    null,
+    false,
+  );
+}
