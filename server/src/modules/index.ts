@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { authFeature } from './auth/routes.ts';
 import { selfFeature } from './users/self-routes.ts';
+import { groupsFeature } from './groups/routes.ts';
+import { adminUsersFeature } from './users/admin-routes.ts';
 import { statusFeature } from './status/routes.ts';
 import { setupFeature } from './setup/routes.ts';
 import { optionsFeature } from './options/routes.ts';
@@ -23,6 +25,8 @@ export type Feature = (app: FastifyInstance, ctx: AppContext) => Promise<void> |
 export const FEATURES: Feature[] = [
   authFeature,
   selfFeature,
+  groupsFeature,
+  adminUsersFeature,
   statusFeature,
   setupFeature,
   optionsFeature,

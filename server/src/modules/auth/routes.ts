@@ -67,6 +67,8 @@ export const authFeature: Feature = (app, ctx: AppContext) => {
       }
       if (!consumeCode('register', body.email, body.verification_code)) throw new ApiError('the verification code is wrong or has expired');
       email = body.email;
+      const used = await ctx.db.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst();
+      if (used) throw new ApiError('this e-mail address is already in use');
     }
     if (await usernameTaken(ctx.db.db, body.username)) throw new ApiError(USERNAME_TAKEN);
     await createAccount(

@@ -29,7 +29,7 @@ export const email = z
   .string({ error: 'email must be a string' })
   .trim()
   .max(EMAIL_MAX, `e-mail must be at most ${EMAIL_MAX} characters`)
-  .refine((s) => s === '' || z.email().safeParse(s).success, 'invalid e-mail address');
+  .refine((s) => s === '' || z.email().safeParse(s).success, 'invalid email address');
 
 export const group = z
   .string({ error: 'group must be a string' })

@@ -1,0 +1,14 @@
+import type { AppContext } from '../../context.ts';
+import { ok } from '../../infra/envelope.ts';
+import { requireAdmin, requireUser } from '../auth/guard.ts';
+import type { Feature } from '../index.ts';
+import { groupModels, groupNames, usableGroups } from './service.ts';
+
+/** Group lists (spec 000 §7, 001 §7, 002 §7): all groups for admins; usable groups and models for the caller. */
+export const groupsFeature: Feature = (app, ctx: AppContext) => {
+  app.get('/group', { preHandler: requireAdmin(ctx) }, async () => ok(groupNames(ctx)));
+
+  const user = requireUser(ctx);
+  app.get('/user/self/groups', { preHandler: user }, async (req) => ok(usableGroups(ctx, req.user!.group)));
+  app.get('/user/models', { preHandler: user }, async (req) => ok(await groupModels(ctx, req.user!.group)));
+};
