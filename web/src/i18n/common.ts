@@ -58,6 +58,9 @@ export default {
       backHome: '返回首页',
       areYouSure: '确定吗？',
       notEnabled: '未启用',
+      columns: '列设置',
+      columnSettings: '选择要显示的列',
+      selectAll: '全选',
     },
   },
   en: {
@@ -118,6 +121,9 @@ export default {
       backHome: 'Back to home',
       areYouSure: 'Are you sure?',
       notEnabled: 'Not enabled',
+      columns: 'Columns',
+      columnSettings: 'Choose the columns to show',
+      selectAll: 'Select all',
     },
   },
 };

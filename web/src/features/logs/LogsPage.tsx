@@ -1,6 +1,79 @@
-import { Placeholder } from '../../app/Placeholder.tsx';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { Card, Collapse, Typography } from 'antd';
+import { useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { ColumnSettingsButton, useColumnSettings } from '../../shared/ColumnSettings.tsx';
+import { PagedTable, usePageSize } from '../../shared/PagedTable.tsx';
+import { useQuotaFormat } from '../../shared/QuotaText.tsx';
+import { useSession } from '../../shared/session.ts';
+import { type LogFilters, type LogItem, listLogs, logStat } from './api.ts';
+import { logColumns } from './columns.tsx';
+import { LogCleanup } from './LogCleanup.tsx';
+import { LogDetails } from './LogDetails.tsx';
+import { defaultFilters, LogFilterForm } from './LogFilterForm.tsx';
+import { LogStats } from './LogStats.tsx';
+import { UserInfoModal } from './UserInfoModal.tsx';
 
-/** Placeholder until the feature owner lands the page. */
+/** Usage log (spec 001 §2, §7, §9): admins read every row through the admin endpoints, users their own. */
 export default function LogsPage() {
-  return <Placeholder titleKey="nav.logs" />;
+  const { t } = useTranslation();
+  const { isAdmin } = useSession();
+  const { format } = useQuotaFormat();
+  const [filters, setFilters] = useState<LogFilters>(defaultFilters);
+  const [page, setPage] = useState(1);
+  const [pageSize, setPageSize] = usePageSize();
+  const [userInfo, setUserInfo] = useState<number>();
+
+  const list = useQuery({
+    queryKey: ['logs', isAdmin, filters, page, pageSize],
+    queryFn: () => listLogs(isAdmin, filters, page, pageSize),
+    placeholderData: keepPreviousData,
+  });
+  const stat = useQuery({ queryKey: ['log-stat', isAdmin, filters], queryFn: () => logStat(isAdmin, filters) });
+
+  const all = useMemo(() => logColumns({ t, admin: isAdmin, formatQuota: format, onUser: setUserInfo }), [t, isAdmin, format]);
+  const settings = useColumnSettings(
+    'logs-table-columns',
+    all.map((c) => ({ key: c.key, title: String(c.title) })),
+  );
+  const data = list.data;
+
+  return (
+    <Card title={t('log.title')} extra={<ColumnSettingsButton settings={settings} />}>
+      <LogStats stat={stat.data} loading={stat.isLoading} />
+      <LogFilterForm
+        admin={isAdmin}
+        value={filters}
+        onSearch={(f) => {
+          setFilters(f);
+          setPage(1);
+        }}
+      />
+      <PagedTable<LogItem>
+        rowKey="id"
+        columns={settings.filter(all)}
+        dataSource={data?.items ?? []}
+        loading={list.isFetching}
+        page={page}
+        pageSize={pageSize}
+        total={data?.total ?? 0}
+        expandable={{ expandedRowRender: (r) => <LogDetails row={r} admin={isAdmin} />, expandRowByClick: true }}
+        onPageChange={(p, size) => {
+          setPage(p);
+          setPageSize(size);
+        }}
+      />
+      {data?.total_capped && (
+        <Typography.Text type="secondary">{t('log.totalCapped', { total: data.total.toLocaleString() })}</Typography.Text>
+      )}
+      {isAdmin && (
+        <Collapse
+          ghost
+          style={{ marginTop: 12 }}
+          items={[{ key: 'cleanup', label: t('log.cleanupTitle'), children: <LogCleanup /> }]}
+        />
+      )}
+      <UserInfoModal userId={userInfo} onClose={() => setUserInfo(undefined)} />
+    </Card>
+  );
 }

@@ -1,0 +1,24 @@
+import { Skeleton, Space, Tag } from 'antd';
+import { useTranslation } from 'react-i18next';
+import { useQuotaFormat } from '../../shared/QuotaText.tsx';
+import type { LogStat } from './api.ts';
+
+/** The summary tags above the table: quota used under the filters, requests and tokens in the last minute. */
+export function LogStats({ stat, loading }: { stat?: LogStat; loading: boolean }) {
+  const { t } = useTranslation();
+  const { format } = useQuotaFormat();
+  if (loading && !stat) return <Skeleton.Input active size="small" style={{ width: 320, marginBottom: 12 }} />;
+  return (
+    <Space wrap size={[8, 8]} style={{ marginBottom: 12 }} data-testid="log-stats">
+      <Tag color="blue" style={{ fontSize: 14, padding: '4px 8px' }}>
+        {t('log.statQuota', { quota: format(stat?.quota ?? 0) })}
+      </Tag>
+      <Tag color="pink" style={{ fontSize: 14, padding: '4px 8px' }}>
+        {t('log.statRpm', { n: stat?.rpm ?? 0 })}
+      </Tag>
+      <Tag color="gray" style={{ fontSize: 14, padding: '4px 8px' }}>
+        {t('log.statTpm', { n: stat?.tpm ?? 0 })}
+      </Tag>
+    </Space>
+  );
+}

@@ -1,0 +1,155 @@
+import { Button, Popover, Space, Tag, Tooltip, Typography } from 'antd';
+import type { ColumnType } from 'antd/es/table';
+import type { TFunction } from 'i18next';
+import { copyText } from '../../shared/copyText.ts';
+import { TimeText } from '../../shared/TimeText.tsx';
+import type { LogItem } from './api.ts';
+import { parseOther } from './billing.ts';
+import { firstTokenColor, speed, totalTimeColor } from './timing.ts';
+
+const TYPE_COLOR: Record<number, string> = { 1: 'cyan', 2: 'green', 3: 'orange', 4: 'purple', 5: 'red' };
+const CHANNEL_COLORS = ['blue', 'geekblue', 'cyan', 'green', 'gold', 'orange', 'magenta', 'purple', 'volcano', 'lime'];
+
+export type LogColumn = ColumnType<LogItem> & { key: string };
+
+/** Every column of the log table; admin-only ones are left out for users. */
+export function logColumns(opts: {
+  t: TFunction;
+  admin: boolean;
+  formatQuota: (q: number, digits?: number) => string;
+  onUser: (id: number) => void;
+}): LogColumn[] {
+  const { t, admin, formatQuota, onUser } = opts;
+  const cols: Array<LogColumn | false> = [
+    { key: 'time', title: t('log.colTime'), dataIndex: 'created_at', render: (v: number) => <TimeText value={v} /> },
+    admin && {
+      key: 'channel',
+      title: t('log.colChannel'),
+      dataIndex: 'channel',
+      render: (id: number, r) =>
+        id ? (
+          <Tooltip title={r.channel_name || undefined}>
+            <Tag color={CHANNEL_COLORS[id % CHANNEL_COLORS.length]}>{id}</Tag>
+          </Tooltip>
+        ) : null,
+    },
+    admin && {
+      key: 'user',
+      title: t('log.colUser'),
+      dataIndex: 'username',
+      render: (name: string, r) =>
+        name ? (
+          <Button
+            type="link"
+            size="small"
+            style={{ padding: 0 }}
+            onClick={(e) => {
+              e.stopPropagation();
+              onUser(r.user_id);
+            }}
+          >
+            {name}
+          </Button>
+        ) : null,
+    },
+    {
+      key: 'token',
+      title: t('log.colToken'),
+      dataIndex: 'token_name',
+      render: (name: string) =>
+        name ? (
+          <Tag
+            color="default"
+            style={{ cursor: 'pointer' }}
+            onClick={(e) => {
+              e.stopPropagation();
+              copyText(name);
+            }}
+          >
+            {name}
+          </Tag>
+        ) : null,
+    },
+    { key: 'group', title: t('log.colGroup'), dataIndex: 'group', render: (g: string) => (g ? <Tag>{g}</Tag> : null) },
+    {
+      key: 'type',
+      title: t('log.colType'),
+      dataIndex: 'type',
+      render: (type: number) => <Tag color={TYPE_COLOR[type]}>{t(`log.type${type}`, { defaultValue: t('common.unknown') })}</Tag>,
+    },
+    {
+      key: 'model',
+      title: t('log.colModel'),
+      dataIndex: 'model_name',
+      render: (model: string, r) => {
+        if (!model) return null;
+        const o = parseOther(r.other);
+        const tag = (
+          <Tag
+            color="blue"
+            style={{ cursor: 'pointer' }}
+            title={t('log.copyModel')}
+            onClick={(e) => {
+              e.stopPropagation();
+              copyText(model);
+            }}
+          >
+            {model}
+          </Tag>
+        );
+        if (!o.is_model_mapped) return tag;
+        return (
+          <Popover content={t('log.mapped', { model, actual: o.upstream_model_name ?? '' })}>
+            <Space size={2}>
+              {tag}
+              <Tag>{o.upstream_model_name}</Tag>
+            </Space>
+          </Popover>
+        );
+      },
+    },
+    {
+      key: 'use_time',
+      title: t('log.colUseTime'),
+      dataIndex: 'use_time',
+      render: (_: number, r) => {
+        if (r.type !== 2 && r.type !== 5) return null;
+        const o = parseOther(r.other);
+        const seconds = typeof o.use_time === 'number' && o.use_time > 0 ? o.use_time / 1000 : r.use_time;
+        const first = r.is_stream && r.first_time > 0 ? r.first_time / 1000 : undefined;
+        const tps = speed(r.completion_tokens, seconds);
+        return (
+          <Space size={2} wrap={false}>
+            <Tag color={totalTimeColor(seconds)}>{seconds.toFixed(1)} s</Tag>
+            {first !== undefined && <Tag color={firstTokenColor(first)}>{first.toFixed(1)} s</Tag>}
+            <Tag color={r.is_stream ? 'blue' : 'purple'}>{t(r.is_stream ? 'log.stream' : 'log.nonStream')}</Tag>
+            {tps !== undefined && <Tag>{t('log.speed', { n: tps })}</Tag>}
+          </Space>
+        );
+      },
+    },
+    { key: 'prompt', title: t('log.colPrompt'), dataIndex: 'prompt_tokens', render: (n: number, r) => (r.type === 2 || n ? n : null) },
+    { key: 'completion', title: t('log.colCompletion'), dataIndex: 'completion_tokens', render: (n: number, r) => (r.type === 2 || n ? n : null) },
+    { key: 'quota', title: t('log.colQuota'), dataIndex: 'quota', render: (q: number) => (q ? formatQuota(q, 6) : null) },
+    admin && {
+      key: 'retry',
+      title: t('log.colRetry'),
+      dataIndex: 'other',
+      render: (other: string) => {
+        const chain = parseOther(other).admin_info?.use_channel ?? [];
+        return chain.length > 1 ? chain.join(' → ') : null;
+      },
+    },
+    {
+      key: 'details',
+      title: t('log.colDetails'),
+      dataIndex: 'content',
+      render: (c: string) => (
+        <Typography.Paragraph ellipsis={{ rows: 2 }} style={{ maxWidth: 280, marginBottom: 0 }}>
+          {c}
+        </Typography.Paragraph>
+      ),
+    },
+  ];
+  return cols.filter((c): c is LogColumn => c !== false);
+}
