@@ -58,7 +58,7 @@ export default function PricingPage() {
 
   return (
     <Card title={t('pricing.title')}>
-      <Space direction="vertical" style={{ width: '100%' }} size="middle">
+      <Space orientation="vertical" style={{ width: '100%' }} size="middle">
         <Alert
           type="info"
           showIcon
