@@ -23,7 +23,7 @@ export const password = z
 export const displayName = z
   .string({ error: 'display_name must be a string' })
   .trim()
-  .max(DISPLAY_NAME_MAX, `display name must be at most ${DISPLAY_NAME_MAX} characters`);
+  .max(DISPLAY_NAME_MAX, `display_name must be at most ${DISPLAY_NAME_MAX} characters`);
 
 export const email = z
   .string({ error: 'email must be a string' })
