@@ -59,6 +59,10 @@ for (const engine of DATABASES) {
       await setOptions({ PayAddress: epay.url, EpayId: PID, EpayKey: KEY });
       expect((await alice.post('/api/user/amount', { amount: 10 })).message).toBe('管理员未开启在线充值！');
       expect(await server.ctx.db.db.selectFrom('top_ups').selectAll().execute()).toEqual([]);
+      const status = async () => (await (await fetch(`${server.url}/api/status`)).json()).data;
+      expect((await status()).enable_online_topup).toBe(false);
+      await setOptions({ ServerAddress: server.url });
+      expect(await status()).toMatchObject({ enable_online_topup: true, price: 7.3, min_topup: 1 });
     });
 
     it('quotes amount x Price x group ratio and enforces the minimum', async () => {

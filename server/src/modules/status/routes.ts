@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.ts';
 import { ok } from '../../infra/envelope.ts';
 import type { Feature } from '../index.ts';
 import { setupState } from '../setup/state.ts';
+import { onlineTopupEnabled, paymentSettings } from '../topup/settings.ts';
 import { START_TIME, VERSION } from './version.ts';
 
 /**
@@ -54,7 +55,7 @@ export async function statusObject(ctx: AppContext) {
     top_up_link: o.get('TopUpLink'),
     price: o.float('Price'),
     min_topup: o.int('MinTopUp'),
-    enable_online_topup: o.get('PayAddress') !== '' && o.get('EpayId') !== '' && o.get('EpayKey') !== '',
+    enable_online_topup: onlineTopupEnabled(paymentSettings(o)),
     // Modes and setup
     demo_site_enabled: o.bool('DemoSiteEnabled'),
     self_use_mode_enabled: o.bool('SelfUseModeEnabled'),
