@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
  *   sk-badkey    -> 401 invalid_api_key (the message echoes the key, as OpenAI does)
  *   sk-quota     -> 429 insufficient_quota    sk-midstream -> a stream that dies after a few chunks
  *   sk-nousage   -> answers without any usage object
+ *   sk-slowstart -> a stream that stays silent for 1.5 s before its first chunk
  */
 export const FIXTURES = new URL('../../../../shared/fixtures/upstream/', import.meta.url);
 
@@ -135,6 +136,8 @@ export async function startMockUpstream(): Promise<MockUpstream> {
           return JSON.stringify(o);
         });
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      res.flushHeaders();
+      if (key === 'sk-slowstart') await new Promise((r) => setTimeout(r, 1500));
       const limit = key === 'sk-midstream' ? 5 : chunks.length;
       for (let i = 0; i < limit; i++) {
         res.write(`data: ${chunks[i]}\n\n`);

@@ -78,7 +78,7 @@ export async function relayStream(o: StreamOptions, startedAt: number): Promise<
   const reader = new SseLineReader();
   const raw = o.raw;
   let started = false;
-  let lastWrite = Date.now();
+  let quietTick = false;
   const onClose = () => {
     if (!raw.writableFinished) {
       out.clientGone = true;
@@ -95,7 +95,7 @@ export async function relayStream(o: StreamOptions, startedAt: number): Promise<
   };
   const write = async (s: string) => {
     start();
-    lastWrite = Date.now();
+    quietTick = false;
     if (!raw.write(s) && !out.clientGone) {
       await new Promise<void>((resolve) => {
         raw.once('drain', resolve);
@@ -108,11 +108,11 @@ export async function relayStream(o: StreamOptions, startedAt: number): Promise<
   if (o.pingSeconds > 0) {
     // With keep-alive pings the headers go out at once, so a silent upstream does not look like a dead connection.
     start();
+    quietTick = true;
     ping = setInterval(() => {
-      if (Date.now() - lastWrite >= o.pingSeconds * 1000 && !out.clientGone) {
-        lastWrite = Date.now();
-        raw.write(': PING\n\n');
-      }
+      // A ping goes out when nothing was written during the whole last interval.
+      if (quietTick && !out.clientGone) raw.write(': PING\n\n');
+      quietTick = true;
     }, o.pingSeconds * 1000);
   }
 
