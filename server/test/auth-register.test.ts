@@ -8,10 +8,21 @@ for (const engine of DATABASES) {
   describe.skipIf(!engine.available)(`registration on ${engine.name}`, () => {
     let server: TestServer;
     let anon: ConsoleClient;
-    const users = async () => (await server.ctx.db.db.selectFrom('users').select('username').execute()).map((u) => u.username);
-    const row = (username: string) => server.ctx.db.db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirstOrThrow();
+    const users = async () =>
+      (await server.ctx.db.db.selectFrom('users').select('username').execute()).map((u) => u.username);
+    const row = (username: string) =>
+      server.ctx.db.db
+        .selectFrom('users')
+        .selectAll()
+        .where('username', '=', username)
+        .executeTakeFirstOrThrow();
     const logsOf = (id: number) =>
-      server.ctx.db.db.selectFrom('logs').select(['type', 'quota', 'content']).where('user_id', '=', id).orderBy('id').execute();
+      server.ctx.db.db
+        .selectFrom('logs')
+        .select(['type', 'quota', 'content'])
+        .where('user_id', '=', id)
+        .orderBy('id')
+        .execute();
     const register = (body: Record<string, unknown>) => anon.post('/api/user/register', body);
 
     beforeAll(async () => {
@@ -25,10 +36,19 @@ for (const engine of DATABASES) {
       const r = await register({ username: 'newbie', password: 'newbie-pass', password2: 'newbie-pass' });
       expect(r).toMatchObject({ status: 200, success: true });
       const u = await row('newbie');
-      expect(u).toMatchObject({ display_name: 'newbie', role: 1, status: 1, group: 'default', quota: 2000, email: '' });
+      expect(u).toMatchObject({
+        display_name: 'newbie',
+        role: 1,
+        status: 1,
+        group: 'default',
+        quota: 2000,
+        email: '',
+      });
       expect(u.password).toMatch(/^\$2[aby]\$10\$/);
       expect(u.aff_code).toMatch(/^[A-Za-z0-9]{4}$/);
-      expect(await logsOf(Number(u.id))).toEqual([{ type: 4, quota: 2000, content: expect.stringContaining('New user bonus') }]);
+      expect(await logsOf(Number(u.id))).toEqual([
+        { type: 4, quota: 2000, content: expect.stringContaining('New user bonus') },
+      ]);
       const c = new ConsoleClient(server.url);
       expect((await c.login('newbie', 'newbie-pass')).success).toBe(true);
       await server.ctx.options.set('QuotaForNewUser', '0');
@@ -44,7 +64,10 @@ for (const engine of DATABASES) {
         [{ username: 'two words', password: 'password123' }, 'username must not contain spaces'],
         [{ username: 'shorty', password: 'short' }, 'password length must not be less than 8'],
         [{ username: 'longpw', password: 'x'.repeat(21) }, 'password must be at most 20 characters'],
-        [{ username: 'mismatch', password: 'password123', password2: 'password124' }, 'two passwords do not match'],
+        [
+          { username: 'mismatch', password: 'password123', password2: 'password124' },
+          'two passwords do not match',
+        ],
         [{ username: 42, password: 'password123' }, 'username must be a string'],
         [{ username: 'typed', password: 12345678 }, 'password must be a string'],
         ['[]', 'request body must be a JSON object'],
@@ -62,9 +85,14 @@ for (const engine of DATABASES) {
     it('keeps usernames unique, deleted accounts included, also under concurrent sign-ups', async () => {
       await register({ username: 'taken', password: 'password123' });
       const dup = await register({ username: 'taken', password: 'password456' });
-      expect(dup).toMatchObject({ status: 400, message: 'username already exists or belongs to a deleted account' });
+      expect(dup).toMatchObject({
+        status: 400,
+        message: 'username already exists or belongs to a deleted account',
+      });
 
-      const results = await Promise.all(Array.from({ length: 12 }, () => register({ username: 'racer', password: 'password123' })));
+      const results = await Promise.all(
+        Array.from({ length: 12 }, () => register({ username: 'racer', password: 'password123' })),
+      );
       expect(results.filter((r) => r.success)).toHaveLength(1);
       for (const r of results.filter((r) => !r.success)) {
         expect(r.status).toBe(400);
@@ -80,7 +108,10 @@ for (const engine of DATABASES) {
     it('follows the registration switches', async () => {
       await server.ctx.options.set('RegisterEnabled', 'false');
       const closed = await register({ username: 'closed1', password: 'password123' });
-      expect(closed).toMatchObject({ status: 403, message: 'new user registration has been closed by the administrator' });
+      expect(closed).toMatchObject({
+        status: 403,
+        message: 'new user registration has been closed by the administrator',
+      });
       await server.ctx.options.set('RegisterEnabled', 'true');
       await server.ctx.options.set('PasswordRegisterEnabled', 'false');
       const noPw = await register({ username: 'closed2', password: 'password123' });
@@ -89,7 +120,10 @@ for (const engine of DATABASES) {
       await server.ctx.options.set('PasswordRegisterEnabled', 'true');
       await server.ctx.options.set('PasswordLoginEnabled', 'false');
       const noLogin = await new ConsoleClient(server.url).login('newbie', 'newbie-pass');
-      expect(noLogin).toMatchObject({ status: 403, message: 'password login has been disabled by the administrator' });
+      expect(noLogin).toMatchObject({
+        status: 403,
+        message: 'password login has been disabled by the administrator',
+      });
       await server.ctx.options.set('PasswordLoginEnabled', 'true');
       expect(await users()).not.toContain('closed1');
       expect(await users()).not.toContain('closed2');
@@ -100,14 +134,31 @@ for (const engine of DATABASES) {
       try {
         const missing = await register({ username: 'mailer', password: 'password123' });
         expect(missing.status).toBe(400);
-        expect(missing.message).toBe('e-mail verification is on: enter your e-mail address and the verification code');
-        const badMail = await register({ username: 'mailer', password: 'password123', email: 'not-an-email', verification_code: '123456' });
+        expect(missing.message).toBe(
+          'e-mail verification is on: enter your e-mail address and the verification code',
+        );
+        const badMail = await register({
+          username: 'mailer',
+          password: 'password123',
+          email: 'not-an-email',
+          verification_code: '123456',
+        });
         expect(badMail.message).toBe('invalid email address');
-        const wrong = await register({ username: 'mailer', password: 'password123', email: 'm@example.com', verification_code: '000000x' });
+        const wrong = await register({
+          username: 'mailer',
+          password: 'password123',
+          email: 'm@example.com',
+          verification_code: '000000x',
+        });
         expect(wrong.message).toBe('the verification code is wrong or has expired');
         expect(await users()).not.toContain('mailer');
         const code = issueCode('register', 'm@example.com');
-        const good = await register({ username: 'mailer', password: 'password123', email: 'm@example.com', verification_code: code });
+        const good = await register({
+          username: 'mailer',
+          password: 'password123',
+          email: 'm@example.com',
+          verification_code: code,
+        });
         expect(good.success).toBe(true);
         expect((await row('mailer')).email).toBe('m@example.com');
         const c = new ConsoleClient(server.url);
@@ -125,9 +176,15 @@ for (const engine of DATABASES) {
       const inviter = await loginAs(server, { username: 'inviter' });
       const aff = await inviter.get('/api/user/aff');
       expect(aff.data).toMatch(/^[A-Za-z0-9]{4}$/);
-      expect((await register({ username: 'invitee', password: 'password123', aff_code: aff.data })).success).toBe(true);
-      expect((await register({ username: 'invitee2', password: 'password123', aff_code: aff.data })).success).toBe(true);
-      expect((await register({ username: 'stranger', password: 'password123', aff_code: 'zzzz-unknown' })).success).toBe(true);
+      expect(
+        (await register({ username: 'invitee', password: 'password123', aff_code: aff.data })).success,
+      ).toBe(true);
+      expect(
+        (await register({ username: 'invitee2', password: 'password123', aff_code: aff.data })).success,
+      ).toBe(true);
+      expect(
+        (await register({ username: 'stranger', password: 'password123', aff_code: 'zzzz-unknown' })).success,
+      ).toBe(true);
       const invitee = await row('invitee');
       expect(Number(invitee.quota)).toBe(150);
       expect(Number(invitee.inviter_id)).toBe(inviter.userId);
@@ -143,16 +200,26 @@ for (const engine of DATABASES) {
 
 describe('rate limits on login, registration and /api', () => {
   it('trips the critical limiter per IP with a 429 envelope, shared by login and register', async () => {
-    const server = await startServer({ env: { CRITICAL_RATE_LIMIT: '4', CRITICAL_RATE_LIMIT_DURATION: '600' } });
+    const server = await startServer({
+      env: { CRITICAL_RATE_LIMIT: '4', CRITICAL_RATE_LIMIT_DURATION: '600' },
+    });
     try {
       const c = new ConsoleClient(server.url);
       for (let i = 0; i < 3; i++) expect((await c.login('nobody', 'password123')).status).toBe(400);
-      expect((await c.post('/api/user/register', { username: 'rl1', password: 'password123' })).success).toBe(true);
+      expect((await c.post('/api/user/register', { username: 'rl1', password: 'password123' })).success).toBe(
+        true,
+      );
       const tripped = await c.login('nobody', 'password123');
-      expect(tripped).toMatchObject({ status: 429, success: false, message: 'too many requests, please try again later' });
+      expect(tripped).toMatchObject({
+        status: 429,
+        success: false,
+        message: 'too many requests, please try again later',
+      });
       const reg = await c.post('/api/user/register', { username: 'rl2', password: 'password123' });
       expect(reg.status).toBe(429);
-      const names = (await server.ctx.db.db.selectFrom('users').select('username').execute()).map((u) => u.username);
+      const names = (await server.ctx.db.db.selectFrom('users').select('username').execute()).map(
+        (u) => u.username,
+      );
       expect(names).toEqual(['rl1']);
       // Other routes are not in the critical bucket.
       expect((await c.get('/api/status')).status).toBe(200);
@@ -163,7 +230,11 @@ describe('rate limits on login, registration and /api', () => {
 
   it('limits every /api call when GLOBAL_API_RATE_LIMIT is on', async () => {
     const server = await startServer({
-      env: { GLOBAL_API_RATE_LIMIT_ENABLE: 'true', GLOBAL_API_RATE_LIMIT: '5', GLOBAL_API_RATE_LIMIT_DURATION: '600' },
+      env: {
+        GLOBAL_API_RATE_LIMIT_ENABLE: 'true',
+        GLOBAL_API_RATE_LIMIT: '5',
+        GLOBAL_API_RATE_LIMIT_DURATION: '600',
+      },
     });
     try {
       const c = new ConsoleClient(server.url);
@@ -178,7 +249,11 @@ describe('rate limits on login, registration and /api', () => {
   it('shares the window across instances through Redis', async () => {
     const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
     const { Redis } = await import('ioredis');
-    const probe = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const probe = new Redis(redisUrl, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     try {
       await probe.connect();
     } catch {
@@ -188,7 +263,11 @@ describe('rate limits on login, registration and /api', () => {
     }
     await probe.del('modelgate:rl:critical:127.0.0.1');
     probe.disconnect();
-    const env = { REDIS_CONN_STRING: redisUrl, CRITICAL_RATE_LIMIT: '3', CRITICAL_RATE_LIMIT_DURATION: '600' };
+    const env = {
+      REDIS_CONN_STRING: redisUrl,
+      CRITICAL_RATE_LIMIT: '3',
+      CRITICAL_RATE_LIMIT_DURATION: '600',
+    };
     const a = await startServer({ env });
     const b = await startServer({ env });
     try {

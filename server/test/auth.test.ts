@@ -26,8 +26,21 @@ for (const engine of DATABASES) {
       expect(res.status).toBe(200);
       const body = (await res.json()) as any;
       expect(body.success).toBe(true);
-      expect(Object.keys(body.data).sort()).toEqual(['display_name', 'group', 'id', 'role', 'status', 'username']);
-      expect(body.data).toMatchObject({ username: 'alice', display_name: 'alice', role: 1, status: 1, group: 'default' });
+      expect(Object.keys(body.data).sort()).toEqual([
+        'display_name',
+        'group',
+        'id',
+        'role',
+        'status',
+        'username',
+      ]);
+      expect(body.data).toMatchObject({
+        username: 'alice',
+        display_name: 'alice',
+        role: 1,
+        status: 1,
+        group: 'default',
+      });
       const cookie = res.headers.getSetCookie().find((c) => c.startsWith('session='));
       expect(cookie).toBeDefined();
       expect(cookie).toMatch(/HttpOnly/i);
@@ -126,7 +139,9 @@ for (const engine of DATABASES) {
       await app2.listen({ port: 0, host: '127.0.0.1' });
       try {
         const addr = app2.server.address();
-        const second = new ConsoleClient(`http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`);
+        const second = new ConsoleClient(
+          `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`,
+        );
         second.cookie = frank.cookie;
         second.userId = frank.userId;
         const r = await second.get('/api/user/self');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { creditUser, LedgerLogType, ledgerTransaction } from '../src/ledger/credit.ts';
 import { ApiError } from '../src/infra/envelope.ts';
+import { creditUser, LedgerLogType, ledgerTransaction } from '../src/ledger/credit.ts';
 import { hashPassword } from '../src/modules/auth/password.ts';
 import { createAccount } from '../src/modules/users/service.ts';
 import { DATABASES } from './support/databases.ts';
@@ -13,9 +13,22 @@ for (const engine of DATABASES) {
     const newUser = (username: string, quota = 0) =>
       createAccount(server.ctx, { username, passwordHash: hash }, { initialQuota: quota });
     const quotaOf = async (id: number) =>
-      Number((await server.ctx.db.db.selectFrom('users').select('quota').where('id', '=', id).executeTakeFirstOrThrow()).quota);
+      Number(
+        (
+          await server.ctx.db.db
+            .selectFrom('users')
+            .select('quota')
+            .where('id', '=', id)
+            .executeTakeFirstOrThrow()
+        ).quota,
+      );
     const logsOf = (id: number) =>
-      server.ctx.db.db.selectFrom('logs').select(['type', 'quota', 'content']).where('user_id', '=', id).orderBy('id').execute();
+      server.ctx.db.db
+        .selectFrom('logs')
+        .select(['type', 'quota', 'content'])
+        .where('user_id', '=', id)
+        .orderBy('id')
+        .execute();
 
     beforeAll(async () => {
       server = await startServer({ db: engine });
@@ -27,9 +40,19 @@ for (const engine of DATABASES) {
       const id = await newUser('ledger1');
       const seen: string[] = [];
       const off = server.ctx.bus.subscribe(`user:${id}`, () => seen.push('event'));
-      const up = await creditUser(server.ctx, { userId: id, delta: 1500, logType: LedgerLogType.Topup, content: 'top-up' });
+      const up = await creditUser(server.ctx, {
+        userId: id,
+        delta: 1500,
+        logType: LedgerLogType.Topup,
+        content: 'top-up',
+      });
       expect(up).toEqual({ quota: 1500, username: 'ledger1' });
-      const down = await creditUser(server.ctx, { userId: id, delta: -500, logType: LedgerLogType.Manage, content: 'admin' });
+      const down = await creditUser(server.ctx, {
+        userId: id,
+        delta: -500,
+        logType: LedgerLogType.Manage,
+        content: 'admin',
+      });
       expect(down.quota).toBe(1000);
       off();
       expect(seen).toEqual(['event', 'event']);
@@ -44,9 +67,15 @@ for (const engine of DATABASES) {
     it('refuses an overdraft, a zero or fractional amount and an unknown user, changing nothing', async () => {
       const id = await newUser('ledger2', 100);
       const before = await logsOf(id);
-      await expect(creditUser(server.ctx, { userId: id, delta: -101, logType: 3, content: 'x' })).rejects.toThrow('insufficient quota');
-      await expect(creditUser(server.ctx, { userId: id, delta: 0, logType: 3, content: 'x' })).rejects.toBeInstanceOf(ApiError);
-      await expect(creditUser(server.ctx, { userId: id, delta: 1.5, logType: 3, content: 'x' })).rejects.toThrow(/integer/);
+      await expect(
+        creditUser(server.ctx, { userId: id, delta: -101, logType: 3, content: 'x' }),
+      ).rejects.toThrow('insufficient quota');
+      await expect(
+        creditUser(server.ctx, { userId: id, delta: 0, logType: 3, content: 'x' }),
+      ).rejects.toBeInstanceOf(ApiError);
+      await expect(
+        creditUser(server.ctx, { userId: id, delta: 1.5, logType: 3, content: 'x' }),
+      ).rejects.toThrow(/integer/);
       const missing = creditUser(server.ctx, { userId: 987654, delta: 5, logType: 3, content: 'x' });
       await expect(missing).rejects.toMatchObject({ status: 404, message: 'user not found' });
       expect(await quotaOf(id)).toBe(100);
@@ -56,7 +85,9 @@ for (const engine of DATABASES) {
     it('never credits a soft-deleted user', async () => {
       const id = await newUser('ledger3', 10);
       await server.ctx.db.db.updateTable('users').set({ deleted_at: 1 }).where('id', '=', id).execute();
-      await expect(creditUser(server.ctx, { userId: id, delta: 5, logType: 1, content: 'x' })).rejects.toMatchObject({ status: 404 });
+      await expect(
+        creditUser(server.ctx, { userId: id, delta: 5, logType: 1, content: 'x' }),
+      ).rejects.toMatchObject({ status: 404 });
       expect(await quotaOf(id)).toBe(10);
     });
 
@@ -75,14 +106,22 @@ for (const engine of DATABASES) {
       expect(events).toBe(0);
       expect(await quotaOf(id)).toBe(0);
       expect(await logsOf(id)).toEqual([]);
-      expect(await server.ctx.db.db.selectFrom('options').select('key').where('key', '=', 'LedgerProbe').executeTakeFirst()).toBeUndefined();
+      expect(
+        await server.ctx.db.db
+          .selectFrom('options')
+          .select('key')
+          .where('key', '=', 'LedgerProbe')
+          .executeTakeFirst(),
+      ).toBeUndefined();
     });
 
     it('200 parallel debits on a small balance never overdraw and the log rows sum to the change', async () => {
       const start = 1000;
       const id = await newUser('ledger5', start);
       const results = await Promise.allSettled(
-        Array.from({ length: 200 }, () => creditUser(server.ctx, { userId: id, delta: -7, logType: 3, content: 'debit' })),
+        Array.from({ length: 200 }, () =>
+          creditUser(server.ctx, { userId: id, delta: -7, logType: 3, content: 'debit' }),
+        ),
       );
       const okCount = results.filter((r) => r.status === 'fulfilled').length;
       const refused = results.filter((r) => r.status === 'rejected');

@@ -11,7 +11,8 @@ for (const engine of DATABASES) {
     let admin: ConsoleClient;
     let user: ConsoleClient;
     const stored = async (key: string) =>
-      (await server.ctx.db.db.selectFrom('options').select('value').where('key', '=', key).executeTakeFirst())?.value;
+      (await server.ctx.db.db.selectFrom('options').select('value').where('key', '=', key).executeTakeFirst())
+        ?.value;
 
     beforeAll(async () => {
       server = await startServer({ db: engine });
@@ -26,13 +27,34 @@ for (const engine of DATABASES) {
       const r = await admin.get('/api/option/');
       expect(r.status).toBe(200);
       const keys = (r.data as Array<{ key: string; value: string }>).map((o) => o.key);
-      for (const k of ['PasswordLoginEnabled', 'oidc.enabled', 'oidc.well_known', 'gemini.safety_settings', 'claude.default_max_tokens',
-        'global.pass_through_request_enabled', 'general_setting.docs_link', 'general_setting.ping_interval_seconds', 'Chats',
-        'ModelRequestRateLimitGroup', 'DataExportDefaultTime', 'EmailDomainWhitelist', 'TurnstileSiteKey']) {
+      for (const k of [
+        'PasswordLoginEnabled',
+        'oidc.enabled',
+        'oidc.well_known',
+        'gemini.safety_settings',
+        'claude.default_max_tokens',
+        'global.pass_through_request_enabled',
+        'general_setting.docs_link',
+        'general_setting.ping_interval_seconds',
+        'Chats',
+        'ModelRequestRateLimitGroup',
+        'DataExportDefaultTime',
+        'EmailDomainWhitelist',
+        'TurnstileSiteKey',
+      ]) {
         expect(keys, k).toContain(k);
       }
-      for (const k of ['SMTPToken', 'oidc.client_secret', 'GitHubClientSecret', 'LinuxDOClientSecret', 'TelegramBotToken',
-        'TurnstileSecretKey', 'EpayKey', 'WeChatServerToken', 'WorkerValidKey']) {
+      for (const k of [
+        'SMTPToken',
+        'oidc.client_secret',
+        'GitHubClientSecret',
+        'LinuxDOClientSecret',
+        'TelegramBotToken',
+        'TurnstileSecretKey',
+        'EpayKey',
+        'WeChatServerToken',
+        'WorkerValidKey',
+      ]) {
         expect(OPTIONS[k]?.secret, k).toBe(true);
         expect(keys, k).not.toContain(k);
       }
@@ -57,7 +79,9 @@ for (const engine of DATABASES) {
       expect(await stored('QuotaForNewUser')).toBe('2500');
       await admin.put('/api/option/', { key: 'GroupRatio', value: '{"default":1,"vip":0.5}' });
       expect(server.ctx.options.json('GroupRatio')).toEqual({ default: 1, vip: 0.5 });
-      expect((await admin.put('/api/option/', { key: 'SystemName', value: 'My Gateway' })).success).toBe(true);
+      expect((await admin.put('/api/option/', { key: 'SystemName', value: 'My Gateway' })).success).toBe(
+        true,
+      );
       expect((await admin.get('/api/status')).data.system_name).toBe('My Gateway');
     });
 
@@ -90,7 +114,15 @@ for (const engine of DATABASES) {
       }
       const bad = await admin.put('/api/option/', '{"key":');
       expect(bad.status).toBe(400);
-      for (const key of ['RegisterEnabled', 'RetryTimes', 'Price', 'ModelRatio', 'Chats', 'NoSuchOption', 'EmailDomainWhitelist']) {
+      for (const key of [
+        'RegisterEnabled',
+        'RetryTimes',
+        'Price',
+        'ModelRatio',
+        'Chats',
+        'NoSuchOption',
+        'EmailDomainWhitelist',
+      ]) {
         expect(await stored(key), key).toBeUndefined();
       }
       expect(server.ctx.options.bool('RegisterEnabled')).toBe(true);
@@ -110,8 +142,12 @@ for (const engine of DATABASES) {
       expect(r.message).toMatch(/Telegram bot token/);
       expect(server.ctx.options.bool('TelegramOAuthEnabled')).toBe(false);
       await admin.put('/api/option/', { key: 'GitHubClientId', value: 'gh-id' });
-      expect((await admin.put('/api/option/', { key: 'GitHubOAuthEnabled', value: 'true' })).success).toBe(true);
-      expect((await admin.put('/api/option/', { key: 'TelegramOAuthEnabled', value: 'false' })).success).toBe(true);
+      expect((await admin.put('/api/option/', { key: 'GitHubOAuthEnabled', value: 'true' })).success).toBe(
+        true,
+      );
+      expect((await admin.put('/api/option/', { key: 'TelegramOAuthEnabled', value: 'false' })).success).toBe(
+        true,
+      );
     });
   });
 }

@@ -13,9 +13,18 @@ for (const engine of DATABASES) {
     let admin: Client;
     let admin2: Client;
     let common: Client;
-    const row = (id: number) => server.ctx.db.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const row = (id: number) =>
+      server.ctx.db.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     const idOf = async (username: string) =>
-      Number((await server.ctx.db.db.selectFrom('users').select('id').where('username', '=', username).executeTakeFirstOrThrow()).id);
+      Number(
+        (
+          await server.ctx.db.db
+            .selectFrom('users')
+            .select('id')
+            .where('username', '=', username)
+            .executeTakeFirstOrThrow()
+        ).id,
+      );
     const count = async () => (await server.ctx.db.db.selectFrom('users').select('id').execute()).length;
 
     beforeAll(async () => {
@@ -53,7 +62,8 @@ for (const engine of DATABASES) {
     });
 
     it('lists users page by page, newest first, soft-deleted rows included with DeletedAt', async () => {
-      for (const name of ['list1', 'list2', 'list3']) await root.post('/api/user/', { username: name, password: 'password123' });
+      for (const name of ['list1', 'list2', 'list3'])
+        await root.post('/api/user/', { username: name, password: 'password123' });
       await root.post('/api/user/manage', { id: await idOf('list2'), action: 'delete' });
       const total = await count();
       const p1 = await admin.get('/api/user/?p=1&page_size=2');
@@ -73,11 +83,21 @@ for (const engine of DATABASES) {
     });
 
     it('searches by id, username, display name, e-mail and group', async () => {
-      await root.post('/api/user/', { username: 'findme', display_name: 'Needle Person', password: 'password123' });
+      await root.post('/api/user/', {
+        username: 'findme',
+        display_name: 'Needle Person',
+        password: 'password123',
+      });
       const id = await idOf('findme');
-      await server.ctx.db.db.updateTable('users').set({ email: 'needle@example.com', group: 'vip' }).where('id', '=', id).execute();
+      await server.ctx.db.db
+        .updateTable('users')
+        .set({ email: 'needle@example.com', group: 'vip' })
+        .where('id', '=', id)
+        .execute();
       const names = async (q: string) =>
-        ((await admin.get(`/api/user/search?${q}`)).data.items as Array<{ username: string }>).map((u) => u.username);
+        ((await admin.get(`/api/user/search?${q}`)).data.items as Array<{ username: string }>).map(
+          (u) => u.username,
+        );
       expect(await names('keyword=findm')).toEqual(['findme']);
       expect(await names('keyword=Needle%20Per')).toEqual(['findme']);
       expect(await names('keyword=needle%40example')).toEqual(['findme']);
@@ -92,10 +112,22 @@ for (const engine of DATABASES) {
         [{ username: '', password: 'password123' }, 400, 'username and password cannot be empty'],
         [{ username: 'nopass' }, 400, 'username and password cannot be empty'],
         [{ username: 'shortpw', password: 'short' }, 400, 'password length must not be less than 8'],
-        [{ username: 'waytoolongname', password: 'password123' }, 400, 'username must be at most 12 characters'],
-        [{ username: 'common', password: 'password123' }, 400, 'username already exists or belongs to a deleted account'],
+        [
+          { username: 'waytoolongname', password: 'password123' },
+          400,
+          'username must be at most 12 characters',
+        ],
+        [
+          { username: 'common', password: 'password123' },
+          400,
+          'username already exists or belongs to a deleted account',
+        ],
         [{ username: 'badrole', password: 'password123', role: 5 }, 400, 'role must be 1 or 10'],
-        [{ username: 'peer', password: 'password123', role: Role.Admin }, 403, 'you cannot create a user whose role is equal to or above yours'],
+        [
+          { username: 'peer', password: 'password123', role: Role.Admin },
+          403,
+          'you cannot create a user whose role is equal to or above yours',
+        ],
       ];
       const before = await count();
       for (const [body, status, message] of cases) {
@@ -104,12 +136,20 @@ for (const engine of DATABASES) {
         expect(r.message).toBe(message);
       }
       expect(await count()).toBe(before);
-      const made = await admin.post('/api/user/', { username: 'fresh', display_name: 'Fresh One', password: 'password123' });
+      const made = await admin.post('/api/user/', {
+        username: 'fresh',
+        display_name: 'Fresh One',
+        password: 'password123',
+      });
       expect(made).toMatchObject({ status: 200, success: true });
       const fresh = await row(made.data.id);
       expect(fresh).toMatchObject({ username: 'fresh', display_name: 'Fresh One', role: 1 });
       expect((await new ConsoleClient(server.url).login('fresh', 'password123')).success).toBe(true);
-      const byRoot = await root.post('/api/user/', { username: 'newadmin', password: 'password123', role: Role.Admin });
+      const byRoot = await root.post('/api/user/', {
+        username: 'newadmin',
+        password: 'password123',
+        role: Role.Admin,
+      });
       expect((await row(byRoot.data.id)).role).toBe(Role.Admin);
     });
 
@@ -126,13 +166,28 @@ for (const engine of DATABASES) {
     it('edits a user: quota as an absolute value through a management log row, group, name and password', async () => {
       await root.post('/api/user/', { username: 'edited', password: 'password123' });
       const id = await idOf('edited');
-      const r = await admin.put('/api/user/', { id, username: 'edited', display_name: 'Edited', group: 'vip', quota: 750000, password: '' });
+      const r = await admin.put('/api/user/', {
+        id,
+        username: 'edited',
+        display_name: 'Edited',
+        group: 'vip',
+        quota: 750000,
+        password: '',
+      });
       expect(r).toMatchObject({ status: 200, success: true });
       expect(await row(id)).toMatchObject({ display_name: 'Edited', group: 'vip', quota: 750000 });
       await admin.put('/api/user/', { id, quota: 500000 });
       expect(Number((await row(id)).quota)).toBe(500000);
-      const logs = await server.ctx.db.db.selectFrom('logs').select(['type', 'quota', 'content']).where('user_id', '=', id).orderBy('id').execute();
-      expect(logs.map((l) => [l.type, Number(l.quota)])).toEqual([[3, 750000], [3, -250000]]);
+      const logs = await server.ctx.db.db
+        .selectFrom('logs')
+        .select(['type', 'quota', 'content'])
+        .where('user_id', '=', id)
+        .orderBy('id')
+        .execute();
+      expect(logs.map((l) => [l.type, Number(l.quota)])).toEqual([
+        [3, 750000],
+        [3, -250000],
+      ]);
       expect(logs[0].content).toBe('Administrator admin changed the quota from 0 to 750000');
       expect((await server.ctx.users.get(id))?.quota).toBe(500000);
 
@@ -150,7 +205,11 @@ for (const engine of DATABASES) {
         [{ id, display_name: 'z'.repeat(21) }, 400, 'display_name must be at most 20 characters'],
         [{ id: 999999, quota: 5 }, 400, 'user not found'],
         [{ id: 'one', quota: 5 }, 400, 'id must be a user id'],
-        [{ id: admin2.userId, quota: 5 }, 403, 'you cannot view or change a user whose role is equal to or above yours'],
+        [
+          { id: admin2.userId, quota: 5 },
+          403,
+          'you cannot view or change a user whose role is equal to or above yours',
+        ],
       ];
       for (const [body, status, message] of cases) {
         const res = await admin.put('/api/user/', body);
@@ -169,13 +228,25 @@ for (const engine of DATABASES) {
 
       expect((await act(admin, t, 'disable')).data).toEqual({ role: 1, status: 2 });
       expect((await act(admin, t, 'enable')).data).toEqual({ role: 1, status: 1 });
-      expect(await act(admin, t, 'promote')).toMatchObject({ status: 403, message: 'only the root user can promote users to admin' });
+      expect(await act(admin, t, 'promote')).toMatchObject({
+        status: 403,
+        message: 'only the root user can promote users to admin',
+      });
       expect((await act(root, t, 'promote')).data).toEqual({ role: 10, status: 1 });
-      expect(await act(root, t, 'promote')).toMatchObject({ status: 400, message: 'this user is already an admin' });
-      expect(await act(admin, t, 'demote')).toMatchObject({ status: 403, message: 'you cannot manage a user whose role is equal to or above yours' });
+      expect(await act(root, t, 'promote')).toMatchObject({
+        status: 400,
+        message: 'this user is already an admin',
+      });
+      expect(await act(admin, t, 'demote')).toMatchObject({
+        status: 403,
+        message: 'you cannot manage a user whose role is equal to or above yours',
+      });
       expect(await act(admin, t, 'disable')).toMatchObject({ status: 403 });
       expect((await act(root, t, 'demote')).data).toEqual({ role: 1, status: 1 });
-      expect(await act(root, t, 'demote')).toMatchObject({ status: 400, message: 'this user is already a common user' });
+      expect(await act(root, t, 'demote')).toMatchObject({
+        status: 400,
+        message: 'this user is already a common user',
+      });
 
       for (const [action, message] of [
         ['disable', 'the root user cannot be disabled'],
@@ -187,15 +258,24 @@ for (const engine of DATABASES) {
       }
       expect(await row(rootId)).toMatchObject({ role: 100, status: 1, deleted_at: null });
 
-      expect(await act(admin, t, 'fly')).toMatchObject({ status: 400, message: 'action must be one of promote, demote, disable, enable, delete' });
+      expect(await act(admin, t, 'fly')).toMatchObject({
+        status: 400,
+        message: 'action must be one of promote, demote, disable, enable, delete',
+      });
       expect(await act(admin, 999999, 'disable')).toMatchObject({ status: 400, message: 'user not found' });
       expect((await admin.post('/api/user/manage', '{"id":')).status).toBe(400);
 
       const del = await act(admin, t, 'delete');
       expect(del.data).toEqual({ role: 1, status: 3 });
       expect((await row(t)).deleted_at).not.toBeNull();
-      expect(await act(admin, t, 'enable')).toMatchObject({ status: 400, message: 'a deleted user cannot be enabled' });
-      expect(await act(root, t, 'promote')).toMatchObject({ status: 400, message: 'this user has been deleted' });
+      expect(await act(admin, t, 'enable')).toMatchObject({
+        status: 400,
+        message: 'a deleted user cannot be enabled',
+      });
+      expect(await act(root, t, 'promote')).toMatchObject({
+        status: 400,
+        message: 'this user has been deleted',
+      });
       expect((await row(t)).status).toBe(3);
     });
 
@@ -206,7 +286,10 @@ for (const engine of DATABASES) {
       expect((await victim.get('/api/user/?p=1')).status).toBe(403);
       expect((await victim.get('/api/user/self')).status).toBe(200);
       await root.post('/api/user/manage', { id: victim.userId, action: 'disable' });
-      expect(await victim.get('/api/user/self')).toMatchObject({ status: 403, message: 'this user has been banned' });
+      expect(await victim.get('/api/user/self')).toMatchObject({
+        status: 403,
+        message: 'this user has been banned',
+      });
       await root.post('/api/user/manage', { id: victim.userId, action: 'enable' });
       expect((await victim.get('/api/user/self')).status).toBe(200);
       await root.post('/api/user/manage', { id: victim.userId, action: 'delete' });

@@ -8,7 +8,8 @@ import { startServer, type TestServer } from './support/server.ts';
 for (const engine of DATABASES) {
   describe.skipIf(!engine.available)(`personal settings on ${engine.name}`, () => {
     let server: TestServer;
-    const row = (id: number) => server.ctx.db.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const row = (id: number) =>
+      server.ctx.db.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
     beforeAll(async () => {
       server = await startServer({ db: engine });
@@ -20,13 +21,29 @@ for (const engine of DATABASES) {
       const r = await u.get('/api/user/self');
       expect(r.status).toBe(200);
       expect(r.data).toMatchObject({
-        id: u.userId, username: 'selfie', display_name: 'selfie', role: 1, status: 1, group: 'default',
-        quota: 1234, used_quota: 0, request_count: 0, aff_count: 0, aff_quota: 0, aff_history_quota: 0, inviter_id: 0, DeletedAt: null,
+        id: u.userId,
+        username: 'selfie',
+        display_name: 'selfie',
+        role: 1,
+        status: 1,
+        group: 'default',
+        quota: 1234,
+        used_quota: 0,
+        request_count: 0,
+        aff_count: 0,
+        aff_quota: 0,
+        aff_history_quota: 0,
+        inviter_id: 0,
+        DeletedAt: null,
       });
       expect(r.data.aff_code).toMatch(/^[A-Za-z0-9]{4}$/);
       expect(JSON.parse(r.data.setting)).toEqual({
-        notify_type: 'email', quota_warning_threshold: 500000, webhook_url: '', notification_email: '',
-        accept_unset_model_ratio_model: false, webhook_secret_set: false,
+        notify_type: 'email',
+        quota_warning_threshold: 500000,
+        webhook_url: '',
+        notification_email: '',
+        accept_unset_model_ratio_model: false,
+        webhook_secret_set: false,
       });
       expect(r.data).not.toHaveProperty('password');
       expect(r.data).not.toHaveProperty('access_token');
@@ -43,9 +60,15 @@ for (const engine of DATABASES) {
       const cases: Array<[Record<string, unknown>, string]> = [
         [{ password: 'second-pass-2' }, 'enter the original password to change it'],
         [{ password: 'second-pass-2', original_password: 'wrong-pass-0' }, 'the original password is wrong'],
-        [{ password: 'first-pass-1', original_password: 'first-pass-1' }, 'the new password must differ from the original one'],
+        [
+          { password: 'first-pass-1', original_password: 'first-pass-1' },
+          'the new password must differ from the original one',
+        ],
         [{ password: 'short', original_password: 'first-pass-1' }, 'password length must not be less than 8'],
-        [{ password: 'y'.repeat(21), original_password: 'first-pass-1' }, 'password must be at most 20 characters'],
+        [
+          { password: 'y'.repeat(21), original_password: 'first-pass-1' },
+          'password must be at most 20 characters',
+        ],
         [{ password: 123456789, original_password: 'first-pass-1' }, 'password must be a string'],
         [{}, 'nothing to update'],
       ];
@@ -55,7 +78,10 @@ for (const engine of DATABASES) {
         expect(r.message).toBe(message);
       }
       expect((await row(u.userId)).password).toBe(before);
-      const changed = await u.put('/api/user/self', { password: 'second-pass-2', original_password: 'first-pass-1' });
+      const changed = await u.put('/api/user/self', {
+        password: 'second-pass-2',
+        original_password: 'first-pass-1',
+      });
       expect(changed).toMatchObject({ success: true, message: 'password changed' });
       expect((await new ConsoleClient(server.url).login('pwuser', 'first-pass-1')).success).toBe(false);
       expect((await new ConsoleClient(server.url).login('pwuser', 'second-pass-2')).success).toBe(true);
@@ -64,7 +90,12 @@ for (const engine of DATABASES) {
     it('ignores group and quota sent to the self endpoint', async () => {
       const u = await loginAs(server, { username: 'sneaky', quota: 10 });
       await u.put('/api/user/self', { display_name: 'Sneaky', group: 'vip', quota: 999999999, role: 100 });
-      expect(await row(u.userId)).toMatchObject({ group: 'default', quota: 10, role: 1, display_name: 'Sneaky' });
+      expect(await row(u.userId)).toMatchObject({
+        group: 'default',
+        quota: 10,
+        role: 1,
+        display_name: 'Sneaky',
+      });
     });
 
     it('issues a system access token shown once, stored hashed, usable with New-Api-User', async () => {
@@ -93,18 +124,31 @@ for (const engine of DATABASES) {
     it('saves notification settings with validation, keeping a secret sent blank', async () => {
       const u = await loginAs(server, { username: 'notify' });
       const good = {
-        notify_type: 'webhook', quota_warning_threshold: 100000, webhook_url: 'https://hooks.example.com/x',
-        webhook_secret: 'hook-secret', notification_email: '', accept_unset_model_ratio_model: true,
+        notify_type: 'webhook',
+        quota_warning_threshold: 100000,
+        webhook_url: 'https://hooks.example.com/x',
+        webhook_secret: 'hook-secret',
+        notification_email: '',
+        accept_unset_model_ratio_model: true,
       };
       expect((await u.put('/api/user/setting', good)).success).toBe(true);
       const cases: Array<[Record<string, unknown>, string]> = [
         [{ ...good, notify_type: 'sms' }, 'notify_type must be email or webhook'],
         [{ ...good, quota_warning_threshold: -1 }, 'quota_warning_threshold must not be negative'],
         [{ ...good, quota_warning_threshold: 'lots' }, 'quota_warning_threshold must be a number'],
-        [{ ...good, webhook_url: 'http://hooks.example.com/x' }, 'the webhook address must be an https:// URL'],
+        [
+          { ...good, webhook_url: 'http://hooks.example.com/x' },
+          'the webhook address must be an https:// URL',
+        ],
         [{ ...good, webhook_url: '' }, 'enter the webhook address'],
-        [{ ...good, notify_type: 'email', notification_email: 'nope' }, 'invalid notification e-mail address'],
-        [{ ...good, accept_unset_model_ratio_model: 'yes' }, 'accept_unset_model_ratio_model must be true or false'],
+        [
+          { ...good, notify_type: 'email', notification_email: 'nope' },
+          'invalid notification e-mail address',
+        ],
+        [
+          { ...good, accept_unset_model_ratio_model: 'yes' },
+          'accept_unset_model_ratio_model must be true or false',
+        ],
       ];
       for (const [body, message] of cases) {
         const r = await u.put('/api/user/setting', body);
@@ -121,13 +165,21 @@ for (const engine of DATABASES) {
 
     it('moves invitation quota to the balance atomically, within the limits', async () => {
       const u = await loginAs(server, { username: 'affer' });
-      await server.ctx.db.db.updateTable('users').set({ aff_quota: 1_200_000, aff_history_quota: 1_200_000 }).where('id', '=', u.userId).execute();
+      await server.ctx.db.db
+        .updateTable('users')
+        .set({ aff_quota: 1_200_000, aff_history_quota: 1_200_000 })
+        .where('id', '=', u.userId)
+        .execute();
       const small = await u.post('/api/user/aff_transfer', { quota: 400000 });
       expect(small).toMatchObject({ status: 400, message: 'the minimum transfer amount is $1.000000' });
       const tooMuch = await u.post('/api/user/aff_transfer', { quota: 2_000_000 });
       expect(tooMuch).toMatchObject({ status: 400, message: 'transfer failed: not enough invitation quota' });
-      expect((await u.post('/api/user/aff_transfer', { quota: 'all' })).message).toBe('quota must be an integer');
-      const results = await Promise.all(Array.from({ length: 5 }, () => u.post('/api/user/aff_transfer', { quota: 500000 })));
+      expect((await u.post('/api/user/aff_transfer', { quota: 'all' })).message).toBe(
+        'quota must be an integer',
+      );
+      const results = await Promise.all(
+        Array.from({ length: 5 }, () => u.post('/api/user/aff_transfer', { quota: 500000 })),
+      );
       expect(results.filter((r) => r.success)).toHaveLength(2);
       const self = (await u.get('/api/user/self')).data;
       expect(self).toMatchObject({ quota: 1_000_000, aff_quota: 200_000, aff_history_quota: 1_200_000 });
@@ -147,9 +199,33 @@ for (const engine of DATABASES) {
         .values([
           { group: 'svip', model: 'gpt-4o', channel_id: 1, enabled: 1, priority: 0, weight: 0, tag: '' },
           { group: 'svip', model: 'gpt-4o', channel_id: 2, enabled: 1, priority: 0, weight: 0, tag: '' },
-          { group: 'svip', model: 'claude-3-haiku', channel_id: 1, enabled: 1, priority: 0, weight: 0, tag: '' },
-          { group: 'svip', model: 'disabled-model', channel_id: 3, enabled: 0, priority: 0, weight: 0, tag: '' },
-          { group: 'default', model: 'default-only', channel_id: 1, enabled: 1, priority: 0, weight: 0, tag: '' },
+          {
+            group: 'svip',
+            model: 'claude-3-haiku',
+            channel_id: 1,
+            enabled: 1,
+            priority: 0,
+            weight: 0,
+            tag: '',
+          },
+          {
+            group: 'svip',
+            model: 'disabled-model',
+            channel_id: 3,
+            enabled: 0,
+            priority: 0,
+            weight: 0,
+            tag: '',
+          },
+          {
+            group: 'default',
+            model: 'default-only',
+            channel_id: 1,
+            enabled: 1,
+            priority: 0,
+            weight: 0,
+            tag: '',
+          },
         ])
         .execute();
       expect((await u.get('/api/user/models')).data).toEqual(['claude-3-haiku', 'gpt-4o']);

@@ -16,7 +16,11 @@ export interface RateLimiter {
 
 export const TOO_MANY_REQUESTS = 'too many requests, please try again later';
 
-export function memoryRateLimiter(count: number, durationSec: number, now: () => number = Date.now): RateLimiter {
+export function memoryRateLimiter(
+  count: number,
+  durationSec: number,
+  now: () => number = Date.now,
+): RateLimiter {
   const windowMs = durationSec * 1000;
   const hits = new Map<string, number[]>();
   let lastSweep = now();
@@ -54,11 +58,24 @@ redis.call('ZADD', key, now, ARGV[4])
 redis.call('PEXPIRE', key, window)
 return 1`;
 
-export function redisRateLimiter(redis: Redis, name: string, count: number, durationSec: number): RateLimiter {
+export function redisRateLimiter(
+  redis: Redis,
+  name: string,
+  count: number,
+  durationSec: number,
+): RateLimiter {
   return {
     async hit(key) {
       const member = `${Date.now()}-${randomBytes(6).toString('hex')}`;
-      const allowed = await redis.eval(SLIDING_WINDOW, 1, `modelgate:rl:${name}:${key}`, Date.now(), durationSec * 1000, count, member);
+      const allowed = await redis.eval(
+        SLIDING_WINDOW,
+        1,
+        `modelgate:rl:${name}:${key}`,
+        Date.now(),
+        durationSec * 1000,
+        count,
+        member,
+      );
       return Number(allowed) === 1;
     },
   };
@@ -75,14 +92,19 @@ export function namedLimiter(ctx: AppContext, name: string, count: number, durat
   }
   let limiter = byName.get(name);
   if (!limiter) {
-    limiter = ctx.redis ? redisRateLimiter(ctx.redis, name, count, durationSec) : memoryRateLimiter(count, durationSec);
+    limiter = ctx.redis
+      ? redisRateLimiter(ctx.redis, name, count, durationSec)
+      : memoryRateLimiter(count, durationSec);
     byName.set(name, limiter);
   }
   return limiter;
 }
 
 /** A hook refusing the request with a 429 envelope when the limiter trips. */
-export function limitHook(limiter: RateLimiter, keyOf: (req: FastifyRequest) => string = (req) => req.ip): onRequestAsyncHookHandler {
+export function limitHook(
+  limiter: RateLimiter,
+  keyOf: (req: FastifyRequest) => string = (req) => req.ip,
+): onRequestAsyncHookHandler {
   return async (req) => {
     if (!(await limiter.hit(keyOf(req)))) throw new ApiError(TOO_MANY_REQUESTS, 429);
   };

@@ -66,7 +66,10 @@ async function afterCommit(ctx: AppContext, tx: LedgerTx): Promise<void> {
     try {
       await ctx.logDb.db.insertInto('logs').values(tx.pendingLogs).execute();
     } catch (err) {
-      ctx.log.error({ err, rows: tx.pendingLogs.length }, 'ledger: writing log rows to the log database failed');
+      ctx.log.error(
+        { err, rows: tx.pendingLogs.length },
+        'ledger: writing log rows to the log database failed',
+      );
     }
   }
   for (const id of tx.touched) ctx.bus.publish(`user:${id}`);
@@ -75,7 +78,8 @@ async function afterCommit(ctx: AppContext, tx: LedgerTx): Promise<void> {
 export async function creditUser(ctx: AppContext, input: CreditInput, tx?: LedgerTx): Promise<CreditResult> {
   if (!tx) return ledgerTransaction(ctx, (own) => creditUser(ctx, input, own));
   const { userId, delta } = input;
-  if (!Number.isSafeInteger(delta) || delta === 0) throw new ApiError('quota change must be a non-zero integer');
+  if (!Number.isSafeInteger(delta) || delta === 0)
+    throw new ApiError('quota change must be a non-zero integer');
   if (!Number.isSafeInteger(userId) || userId <= 0) throw new ApiError('user not found', 404);
 
   const res = await tx.trx
@@ -112,7 +116,11 @@ export async function creditUser(ctx: AppContext, input: CreditInput, tx?: Ledge
 
 type LogRow = Insertable<Database['logs']>;
 
-function logRow(r: Pick<LogRow, 'user_id' | 'type' | 'content' | 'username' | 'quota' | 'group' | 'other'> & { ip?: string }): LogRow {
+function logRow(
+  r: Pick<LogRow, 'user_id' | 'type' | 'content' | 'username' | 'quota' | 'group' | 'other'> & {
+    ip?: string;
+  },
+): LogRow {
   return {
     created_at: Math.floor(Date.now() / 1000),
     token_name: '',
@@ -143,7 +151,12 @@ export function describeQuota(ctx: AppContext, quota: number): string {
  * A referral reward for an inviter: lands in the invitation balance (aff_quota, aff_history_quota,
  * aff_count + 1), not in the spendable quota, so its system log row carries quota 0 and names the amount.
  */
-export async function creditAffiliate(ctx: AppContext, inviterId: number, amount: number, tx: LedgerTx): Promise<void> {
+export async function creditAffiliate(
+  ctx: AppContext,
+  inviterId: number,
+  amount: number,
+  tx: LedgerTx,
+): Promise<void> {
   const res = await tx.trx
     .updateTable('users')
     .set((eb) => ({
@@ -155,7 +168,11 @@ export async function creditAffiliate(ctx: AppContext, inviterId: number, amount
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
   if (Number(res.numUpdatedRows) === 0) return;
-  const row = await tx.trx.selectFrom('users').select(['username', 'group']).where('id', '=', inviterId).executeTakeFirstOrThrow();
+  const row = await tx.trx
+    .selectFrom('users')
+    .select(['username', 'group'])
+    .where('id', '=', inviterId)
+    .executeTakeFirstOrThrow();
   const log = logRow({
     user_id: inviterId,
     type: LedgerLogType.System,
@@ -171,7 +188,11 @@ export async function creditAffiliate(ctx: AppContext, inviterId: number, amount
 }
 
 /** Moves `amount` from the user's invitation balance to their quota, atomically; 400 when it is not there. */
-export async function transferAffiliate(ctx: AppContext, userId: number, amount: number): Promise<CreditResult> {
+export async function transferAffiliate(
+  ctx: AppContext,
+  userId: number,
+  amount: number,
+): Promise<CreditResult> {
   return ledgerTransaction(ctx, async (tx) => {
     const res = await tx.trx
       .updateTable('users')
@@ -183,7 +204,12 @@ export async function transferAffiliate(ctx: AppContext, userId: number, amount:
     if (Number(res.numUpdatedRows) === 0) throw new ApiError('transfer failed: not enough invitation quota');
     return creditUser(
       ctx,
-      { userId, delta: amount, logType: LedgerLogType.System, content: `Transferred ${describeQuota(ctx, amount)} from the invitation balance` },
+      {
+        userId,
+        delta: amount,
+        logType: LedgerLogType.System,
+        content: `Transferred ${describeQuota(ctx, amount)} from the invitation balance`,
+      },
       tx,
     );
   });

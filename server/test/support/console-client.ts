@@ -24,7 +24,12 @@ export class ConsoleClient {
 
   constructor(readonly baseUrl: string) {}
 
-  async request<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiReply<T>> {
+  async request<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ApiReply<T>> {
     const h: Record<string, string> = { 'cache-control': 'no-store', ...this.headers, ...headers };
     if (this.cookie) h.cookie = this.cookie;
     if (this.userId !== undefined && !('new-api-user' in h)) h['new-api-user'] = String(this.userId);
@@ -46,7 +51,13 @@ export class ConsoleClient {
     } catch {
       json = { message: text };
     }
-    return { status: res.status, success: json.success === true, message: json.message ?? '', data: json.data, headers: res.headers };
+    return {
+      status: res.status,
+      success: json.success === true,
+      message: json.message ?? '',
+      data: json.data,
+      headers: res.headers,
+    };
   }
 
   get<T = any>(path: string, headers?: Record<string, string>) {
@@ -82,7 +93,12 @@ export async function loginAs(
   const password = opts.password ?? 'password123';
   await createAccount(
     server.ctx,
-    { username: opts.username, passwordHash: await hashPassword(password), role: opts.role ?? Role.Common, group: opts.group },
+    {
+      username: opts.username,
+      passwordHash: await hashPassword(password),
+      role: opts.role ?? Role.Common,
+      group: opts.group,
+    },
     { initialQuota: opts.quota ?? 0 },
   );
   const client = new ConsoleClient(server.url);

@@ -47,10 +47,15 @@ function checkUserIdHeader(req: FastifyRequest, user: UserSnapshot): void {
   const value = Array.isArray(raw) ? raw[0] : raw;
   if (value === undefined || value.trim() === '') throw new ApiError('missing New-Api-User header', 401);
   if (!/^\d+$/.test(value.trim())) throw new ApiError('New-Api-User header must be a user id', 401);
-  if (Number(value.trim()) !== user.id) throw new ApiError('New-Api-User does not match the logged-in user', 401);
+  if (Number(value.trim()) !== user.id)
+    throw new ApiError('New-Api-User does not match the logged-in user', 401);
 }
 
-const ROLE_NAMES: Record<number, string> = { [Role.Common]: 'a logged-in user', [Role.Admin]: 'an administrator', [Role.Root]: 'the root user' };
+const ROLE_NAMES: Record<number, string> = {
+  [Role.Common]: 'a logged-in user',
+  [Role.Admin]: 'an administrator',
+  [Role.Root]: 'the root user',
+};
 
 /** A preHandler letting through users with at least `minRole` who are not banned; sets `req.user`. */
 export function requireRole(ctx: AppContext, minRole: number): preHandlerAsyncHookHandler {
@@ -58,7 +63,11 @@ export function requireRole(ctx: AppContext, minRole: number): preHandlerAsyncHo
     const { user, via } = await authenticate(ctx, req);
     checkUserIdHeader(req, user);
     if (user.status !== UserStatus.Enabled) throw new ApiError('this user has been banned', 403);
-    if (user.role < minRole) throw new ApiError(`permission denied: only ${ROLE_NAMES[minRole] ?? `role ${minRole}`} may do this`, 403);
+    if (user.role < minRole)
+      throw new ApiError(
+        `permission denied: only ${ROLE_NAMES[minRole] ?? `role ${minRole}`} may do this`,
+        403,
+      );
     req.user = user;
     req.authVia = via;
   };

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { ApiError, ok } from '../../infra/envelope.ts';
 import { criticalRateLimit } from '../../infra/rate-limit.ts';
-import { parseBody } from '../users/parse.ts';
 import type { Feature } from '../index.ts';
+import { parseBody } from '../users/parse.ts';
 import { email as emailRule, password as passwordRule, username as usernameRule } from '../users/rules.ts';
 import { createAccount } from '../users/service.ts';
 import { findForLogin, USERNAME_TAKEN, usernameTaken } from '../users/store.ts';
@@ -13,8 +13,15 @@ import { clearSession, setSession } from './session.ts';
 import { consumeCode } from './verification.ts';
 
 const LoginBody = z.object({
-  username: z.string({ error: 'please enter username and password' }).trim().min(1, 'please enter username and password').max(100),
-  password: z.string({ error: 'please enter username and password' }).min(1, 'please enter username and password').max(200),
+  username: z
+    .string({ error: 'please enter username and password' })
+    .trim()
+    .min(1, 'please enter username and password')
+    .max(100),
+  password: z
+    .string({ error: 'please enter username and password' })
+    .min(1, 'please enter username and password')
+    .max(200),
 });
 
 const RegisterBody = z.object({
@@ -31,10 +38,12 @@ export const authFeature: Feature = (app, ctx: AppContext) => {
   const critical = criticalRateLimit(ctx);
 
   app.post('/user/login', { onRequest: critical }, async (req, reply) => {
-    if (!ctx.options.bool('PasswordLoginEnabled')) throw new ApiError('password login has been disabled by the administrator', 403);
+    if (!ctx.options.bool('PasswordLoginEnabled'))
+      throw new ApiError('password login has been disabled by the administrator', 403);
     const body = parseBody(LoginBody, req.body);
     const user = await findForLogin(ctx.db.db, body.username);
-    if (!(await verifyPassword(body.password, user?.password)) || !user) throw new ApiError('wrong username or password');
+    if (!(await verifyPassword(body.password, user?.password)) || !user)
+      throw new ApiError('wrong username or password');
     if (user.status !== UserStatus.Enabled) throw new ApiError('this user has been banned', 403);
     setSession(reply, Number(user.id));
     return ok({
@@ -54,20 +63,30 @@ export const authFeature: Feature = (app, ctx: AppContext) => {
 
   app.post('/user/register', { onRequest: critical }, async (req) => {
     const o = ctx.options;
-    if (!o.bool('RegisterEnabled')) throw new ApiError('new user registration has been closed by the administrator', 403);
+    if (!o.bool('RegisterEnabled'))
+      throw new ApiError('new user registration has been closed by the administrator', 403);
     if (!o.bool('PasswordRegisterEnabled')) {
-      throw new ApiError('registration with a password has been closed by the administrator; sign up with a third-party account', 403);
+      throw new ApiError(
+        'registration with a password has been closed by the administrator; sign up with a third-party account',
+        403,
+      );
     }
     const body = parseBody(RegisterBody, req.body);
-    if (body.password2 !== undefined && body.password2 !== body.password) throw new ApiError('two passwords do not match');
+    if (body.password2 !== undefined && body.password2 !== body.password)
+      throw new ApiError('two passwords do not match');
     let email = '';
     if (o.bool('EmailVerificationEnabled')) {
       if (!body.email || !body.verification_code) {
         throw new ApiError('e-mail verification is on: enter your e-mail address and the verification code');
       }
-      if (!consumeCode('register', body.email, body.verification_code)) throw new ApiError('the verification code is wrong or has expired');
+      if (!consumeCode('register', body.email, body.verification_code))
+        throw new ApiError('the verification code is wrong or has expired');
       email = body.email;
-      const used = await ctx.db.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst();
+      const used = await ctx.db.db
+        .selectFrom('users')
+        .select('id')
+        .where('email', '=', email)
+        .executeTakeFirst();
       if (used) throw new ApiError('this e-mail address is already in use');
     }
     if (await usernameTaken(ctx.db.db, body.username)) throw new ApiError(USERNAME_TAKEN);

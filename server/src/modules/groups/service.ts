@@ -12,7 +12,7 @@ export function groupNames(ctx: AppContext): string[] {
 
 /** The ratio of a group (GroupRatio), 1 when the group has none. */
 export function groupRatio(ctx: AppContext, group: string): number {
-  const r = (ctx.options.json<Record<string, number>>('GroupRatio') ?? {})[group];
+  const r = ctx.options.json<Record<string, number> | null>('GroupRatio')?.[group];
   return typeof r === 'number' && Number.isFinite(r) ? r : 1;
 }
 
@@ -27,7 +27,8 @@ export function usableGroups(ctx: AppContext, userGroup: string): Record<string,
   for (const [name, desc] of Object.entries(usable)) {
     if (Object.hasOwn(ratios, name)) out[name] = { desc: String(desc), ratio: groupRatio(ctx, name) };
   }
-  if (userGroup && !out[userGroup]) out[userGroup] = { desc: usable[userGroup] ?? 'user group', ratio: groupRatio(ctx, userGroup) };
+  if (userGroup && !out[userGroup])
+    out[userGroup] = { desc: usable[userGroup] ?? 'user group', ratio: groupRatio(ctx, userGroup) };
   return out;
 }
 

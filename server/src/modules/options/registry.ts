@@ -20,9 +20,13 @@ const s = (d = ''): OptionDef => ({ type: 'string', default: d });
 const t = (d = ''): OptionDef => ({ type: 'text', default: d });
 const j = (d: string): OptionDef => ({ type: 'json', default: d });
 const secret = (): OptionDef => ({ type: 'string', default: '', secret: true });
-const withCheck = (def: OptionDef, check: (value: string) => string | undefined): OptionDef => ({ ...def, check });
+const withCheck = (def: OptionDef, check: (value: string) => string | undefined): OptionDef => ({
+  ...def,
+  check,
+});
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  !!v && typeof v === 'object' && !Array.isArray(v);
 /** A JSON object whose values are numbers >= 0 (ratios by model or group). */
 const ratioMap = (d: string) =>
   withCheck(j(d), (v) => {
@@ -39,14 +43,20 @@ const textMap = (d: string) =>
   withCheck(j(d), (v) => {
     const m = JSON.parse(v);
     if (!isPlainObject(m)) return 'expected a JSON object';
-    for (const [k, r] of Object.entries(m)) if (typeof r !== 'string') return `the value of ${k} must be a string`;
+    for (const [k, r] of Object.entries(m))
+      if (typeof r !== 'string') return `the value of ${k} must be a string`;
     return undefined;
   });
-const jsonObject = (d: string) => withCheck(j(d), (v) => (isPlainObject(JSON.parse(v)) ? undefined : 'expected a JSON object'));
-const jsonArray = (d: string) => withCheck(j(d), (v) => (Array.isArray(JSON.parse(v)) ? undefined : 'expected a JSON array'));
-const intAtLeast = (d: number, min: number) => withCheck(i(d), (v) => (Number(v) < min ? `must be at least ${min}` : undefined));
-const fraction = (d: number) => withCheck(f(d), (v) => (Number(v) < 0.1 || Number(v) > 1 ? 'must be between 0.1 and 1' : undefined));
-const oneOf = (d: string, allowed: string[]) => withCheck(s(d), (v) => (allowed.includes(v) ? undefined : `must be one of ${allowed.join(', ')}`));
+const jsonObject = (d: string) =>
+  withCheck(j(d), (v) => (isPlainObject(JSON.parse(v)) ? undefined : 'expected a JSON object'));
+const jsonArray = (d: string) =>
+  withCheck(j(d), (v) => (Array.isArray(JSON.parse(v)) ? undefined : 'expected a JSON array'));
+const intAtLeast = (d: number, min: number) =>
+  withCheck(i(d), (v) => (Number(v) < min ? `must be at least ${min}` : undefined));
+const fraction = (d: number) =>
+  withCheck(f(d), (v) => (Number(v) < 0.1 || Number(v) > 1 ? 'must be between 0.1 and 1' : undefined));
+const oneOf = (d: string, allowed: string[]) =>
+  withCheck(s(d), (v) => (allowed.includes(v) ? undefined : `must be one of ${allowed.join(', ')}`));
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
 const domainList = (d: string) =>
   withCheck(t(d), (v) => {
@@ -64,9 +74,11 @@ const domainList = (d: string) =>
 const groupRateLimits = (d: string) =>
   withCheck(j(d), (v) => {
     const m = JSON.parse(v);
-    if (!isPlainObject(m)) return 'expected a JSON object of group to [max requests, max successful requests]';
+    if (!isPlainObject(m))
+      return 'expected a JSON object of group to [max requests, max successful requests]';
     for (const [g, pair] of Object.entries(m)) {
-      if (!Array.isArray(pair) || pair.length !== 2 || !pair.every((n) => Number.isInteger(n))) return `${g}: expected [integer, integer]`;
+      if (!Array.isArray(pair) || pair.length !== 2 || !pair.every((n) => Number.isInteger(n)))
+        return `${g}: expected [integer, integer]`;
       if (pair[0] < 0) return `${g}: max requests must be at least 0`;
       if (pair[1] < 1) return `${g}: max successful requests must be at least 1`;
     }
@@ -75,8 +87,14 @@ const groupRateLimits = (d: string) =>
 
 const DEFAULT_CHATS = JSON.stringify([
   { 'ChatGPT Next Web': 'https://app.nextchat.dev/#/?settings={"key":"{key}","url":"{address}"}' },
-  { 'Lobe Chat': 'https://chat-preview.lobehub.com/?settings={"keyVaults":{"openai":{"apiKey":"{key}","baseURL":"{address}/v1"}}}' },
-  { 'AI as Workspace': 'https://aiaw.app/set-provider?provider={"type":"openai","settings":{"apiKey":"{key}","baseURL":"{address}/v1","compatibility":"strict"}}' },
+  {
+    'Lobe Chat':
+      'https://chat-preview.lobehub.com/?settings={"keyVaults":{"openai":{"apiKey":"{key}","baseURL":"{address}/v1"}}}',
+  },
+  {
+    'AI as Workspace':
+      'https://aiaw.app/set-provider?provider={"type":"openai","settings":{"apiKey":"{key}","baseURL":"{address}/v1","compatibility":"strict"}}',
+  },
   { 'AMA 问天': 'ama://set-api-key?server={address}&key={key}' },
   { OpenCat: 'opencat://team/join?domain={address}&token={key}' },
 ]);
@@ -150,10 +168,14 @@ export const OPTIONS: Record<string, OptionDef> = {
   // E-mail restrictions
   EmailDomainRestrictionEnabled: b(false),
   EmailAliasRestrictionEnabled: b(false),
-  EmailDomainWhitelist: domainList('gmail.com,163.com,126.com,qq.com,outlook.com,hotmail.com,icloud.com,yahoo.com,foxmail.com'),
+  EmailDomainWhitelist: domainList(
+    'gmail.com,163.com,126.com,qq.com,outlook.com,hotmail.com,icloud.com,yahoo.com,foxmail.com',
+  ),
   // SMTP
   SMTPServer: s(''),
-  SMTPPort: withCheck(i(587), (v) => (Number(v) < 1 || Number(v) > 65535 ? 'must be a port number (1-65535)' : undefined)),
+  SMTPPort: withCheck(i(587), (v) =>
+    Number(v) < 1 || Number(v) > 65535 ? 'must be a port number (1-65535)' : undefined,
+  ),
   SMTPAccount: s(''),
   SMTPFrom: s(''),
   SMTPToken: secret(),
@@ -203,7 +225,9 @@ export const OPTIONS: Record<string, OptionDef> = {
   // Provider options
   'gemini.safety_settings': textMap('{"default":"OFF","HARM_CATEGORY_CIVIC_INTEGRITY":"BLOCK_NONE"}'),
   'gemini.version_settings': textMap('{"default":"v1beta","gemini-1.0-pro":"v1"}'),
-  'gemini.supported_imagine_models': jsonArray('["gemini-2.0-flash-exp-image-generation","gemini-2.0-flash-exp"]'),
+  'gemini.supported_imagine_models': jsonArray(
+    '["gemini-2.0-flash-exp-image-generation","gemini-2.0-flash-exp"]',
+  ),
   'gemini.thinking_adapter_enabled': b(false),
   'gemini.thinking_adapter_budget_tokens_percentage': fraction(0.6),
   'claude.model_headers_settings': jsonObject('{}'),

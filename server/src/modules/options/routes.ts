@@ -30,7 +30,8 @@ export const optionsFeature: Feature = (app, ctx: AppContext) => {
     const body = parseBody(PutBody, req.body);
     const def = OPTIONS[body.key];
     if (!def) throw new ApiError(`unknown option: ${body.key}`);
-    if (def.secret && String(body.value).trim() === '') return ok(undefined, 'a blank secret is left unchanged');
+    if (def.secret && String(body.value).trim() === '')
+      return ok(undefined, 'a blank secret is left unchanged');
     const value = normaliseOption(body.key, body.value, def);
     const problem = prerequisiteProblem(ctx.options, body.key, value);
     if (problem) throw new ApiError(problem);

@@ -10,7 +10,13 @@ const PREREQUISITES: Record<string, { needs: string[]; message: string }> = {
     message: 'cannot enable GitHub OAuth: fill in the GitHub Client Id and Client Secret first',
   },
   'oidc.enabled': {
-    needs: ['oidc.client_id', 'oidc.client_secret', 'oidc.authorization_endpoint', 'oidc.token_endpoint', 'oidc.user_info_endpoint'],
+    needs: [
+      'oidc.client_id',
+      'oidc.client_secret',
+      'oidc.authorization_endpoint',
+      'oidc.token_endpoint',
+      'oidc.user_info_endpoint',
+    ],
     message: 'cannot enable OIDC login: fill in the OIDC Client Id, Client Secret and endpoints first',
   },
   LinuxDOOAuthEnabled: {

@@ -1,6 +1,6 @@
+import type { Db } from '../../db/index.ts';
 import type { Bus } from '../../infra/bus.ts';
 import { ApiError } from '../../infra/envelope.ts';
-import type { Db } from '../../db/index.ts';
 import { OPTIONS, type OptionDef } from './registry.ts';
 
 /**
@@ -23,7 +23,8 @@ export interface OptionStore {
 /** Checks a value against its definition and returns the canonical string to store, or throws a 400. */
 export function normaliseOption(key: string, raw: unknown, def: OptionDef | undefined): string {
   if (!def) throw new ApiError(`unknown option: ${key}`);
-  const value = typeof raw === 'string' ? raw : typeof raw === 'number' || typeof raw === 'boolean' ? String(raw) : null;
+  const value =
+    typeof raw === 'string' ? raw : typeof raw === 'number' || typeof raw === 'boolean' ? String(raw) : null;
   if (value === null) throw new ApiError(`option ${key}: value must be a string`);
   const canonical = canonicalValue(key, value, def);
   const problem = def.check?.(canonical);
@@ -38,11 +39,13 @@ function canonicalValue(key: string, value: string, def: OptionDef): string {
       return value;
     case 'int': {
       const n = Number(value.trim());
-      if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new ApiError(`option ${key}: expected an integer`);
+      if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n))
+        throw new ApiError(`option ${key}: expected an integer`);
       return String(n);
     }
     case 'float':
-      if (value.trim() === '' || !Number.isFinite(Number(value))) throw new ApiError(`option ${key}: expected a number`);
+      if (value.trim() === '' || !Number.isFinite(Number(value)))
+        throw new ApiError(`option ${key}: expected a number`);
       return String(Number(value));
     case 'json':
       try {
@@ -66,7 +69,8 @@ export async function createOptionStore(handle: Db, bus: Bus): Promise<OptionSto
     const next = new Map<string, string>();
     for (const r of rows) next.set(r.key, r.value ?? '');
     const changed: string[] = [];
-    for (const key of new Set([...values.keys(), ...next.keys()])) if (values.get(key) !== next.get(key)) changed.push(key);
+    for (const key of new Set([...values.keys(), ...next.keys()]))
+      if (values.get(key) !== next.get(key)) changed.push(key);
     values = next;
     parsed.clear();
     for (const key of changed) for (const l of listeners) l(key, store.get(key));

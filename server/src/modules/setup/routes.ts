@@ -35,7 +35,8 @@ export const setupFeature: Feature = (app, ctx: AppContext) => {
     const state = await setupState(ctx);
     if (state.status) throw new ApiError(ALREADY_INITIALIZED);
     const body = parseBody(SetupBody, req.body);
-    if (body.SelfUseModeEnabled && body.DemoSiteEnabled) throw new ApiError('choose one usage mode: self-use or demo site, not both');
+    if (body.SelfUseModeEnabled && body.DemoSiteEnabled)
+      throw new ApiError('choose one usage mode: self-use or demo site, not both');
 
     let root: { username: string; passwordHash: string } | undefined;
     if (!state.root_init) {
@@ -46,7 +47,8 @@ export const setupFeature: Feature = (app, ctx: AppContext) => {
         throw new ApiError(`the admin username must be at most ${USERNAME_MAX} characters, without spaces`);
       }
       if (password.length < 8) throw new ApiError('Password must be at least 8 characters long');
-      if (password.length > PASSWORD_MAX) throw new ApiError(`Password must be at most ${PASSWORD_MAX} characters long`);
+      if (password.length > PASSWORD_MAX)
+        throw new ApiError(`Password must be at most ${PASSWORD_MAX} characters long`);
       if (password !== (body.confirmPassword ?? '')) throw new ApiError('The two passwords do not match');
       root = { username, passwordHash: await hashPassword(password) };
     }
@@ -58,7 +60,12 @@ export const setupFeature: Feature = (app, ctx: AppContext) => {
         const id = await insertUser(tx.trx, { ...root, display_name: 'Root User', role: Role.Root });
         await creditUser(
           ctx,
-          { userId: id, delta: ROOT_INITIAL_QUOTA, logType: LedgerLogType.System, content: `Initial root quota ${describeQuota(ctx, ROOT_INITIAL_QUOTA)}` },
+          {
+            userId: id,
+            delta: ROOT_INITIAL_QUOTA,
+            logType: LedgerLogType.System,
+            content: `Initial root quota ${describeQuota(ctx, ROOT_INITIAL_QUOTA)}`,
+          },
           tx,
         );
       });

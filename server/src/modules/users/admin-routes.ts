@@ -7,29 +7,45 @@ import { containsLike } from '../../infra/like.ts';
 import { creditUser, LedgerLogType, ledgerTransaction } from '../../ledger/credit.ts';
 import { requireAdmin } from '../auth/guard.ts';
 import { hashPassword } from '../auth/password.ts';
-import type { Feature } from '../index.ts';
 import { groupNames } from '../groups/service.ts';
-import { manageUser, MANAGE_ACTIONS } from './manage.ts';
+import type { Feature } from '../index.ts';
+import { MANAGE_ACTIONS, manageUser } from './manage.ts';
 import { parseBody } from './parse.ts';
 import { displayName, group, password, username } from './rules.ts';
 import { createAccount } from './service.ts';
 import { findById, USERNAME_TAKEN } from './store.ts';
 import { userView } from './view.ts';
 
-const id = z.number({ error: 'id must be a user id' }).int('id must be a user id').positive('id must be a user id');
+const id = z
+  .number({ error: 'id must be a user id' })
+  .int('id must be a user id')
+  .positive('id must be a user id');
 
 const Paging = z.object({
   p: z.coerce.number({ error: 'p must be a page number' }).int('p must be a page number').optional(),
-  page_size: z.coerce.number({ error: 'page_size must be a number' }).int('page_size must be a number').optional(),
+  page_size: z.coerce
+    .number({ error: 'page_size must be a number' })
+    .int('page_size must be a number')
+    .optional(),
   keyword: z.string().max(100, 'keyword is too long').optional(),
   group: z.string().max(64, 'group is too long').optional(),
 });
 
 const CreateBody = z.object({
-  username: z.string({ error: 'username and password cannot be empty' }).trim().min(1, 'username and password cannot be empty').pipe(username),
-  password: z.string({ error: 'username and password cannot be empty' }).min(1, 'username and password cannot be empty').pipe(password),
+  username: z
+    .string({ error: 'username and password cannot be empty' })
+    .trim()
+    .min(1, 'username and password cannot be empty')
+    .pipe(username),
+  password: z
+    .string({ error: 'username and password cannot be empty' })
+    .min(1, 'username and password cannot be empty')
+    .pipe(password),
   display_name: displayName.optional(),
-  role: z.number({ error: 'role must be 1 or 10' }).refine((r) => r === Role.Common || r === Role.Admin, 'role must be 1 or 10').optional(),
+  role: z
+    .number({ error: 'role must be 1 or 10' })
+    .refine((r) => r === Role.Common || r === Role.Admin, 'role must be 1 or 10')
+    .optional(),
 });
 
 const UpdateBody = z.object({
@@ -38,7 +54,12 @@ const UpdateBody = z.object({
   display_name: displayName.optional(),
   password: z.string({ error: 'password must be a string' }).optional(),
   group: group.optional(),
-  quota: z.number({ error: 'quota must be an integer' }).int('quota must be an integer').nonnegative('quota must not be negative').max(Number.MAX_SAFE_INTEGER).optional(),
+  quota: z
+    .number({ error: 'quota must be an integer' })
+    .int('quota must be an integer')
+    .nonnegative('quota must not be negative')
+    .max(Number.MAX_SAFE_INTEGER)
+    .optional(),
 });
 
 const ManageBody = z.object({
@@ -64,7 +85,11 @@ export const adminUsersFeature: Feature = (app, ctx: AppContext) => {
     const keyword = q.keyword?.trim();
     if (keyword) {
       base = base.where((eb) => {
-        const any = [containsLike('username', keyword), containsLike('display_name', keyword), containsLike('email', keyword)];
+        const any = [
+          containsLike('username', keyword),
+          containsLike('display_name', keyword),
+          containsLike('email', keyword),
+        ];
         if (/^\d{1,15}$/.test(keyword)) return eb.or([eb('id', '=', Number(keyword)), ...any]);
         return eb.or(any);
       });
@@ -101,10 +126,16 @@ export const adminUsersFeature: Feature = (app, ctx: AppContext) => {
   app.post('/user', { preHandler: admin }, async (req) => {
     const body = parseBody(CreateBody, req.body);
     const role = body.role ?? Role.Common;
-    if (role >= req.user!.role) throw new ApiError('you cannot create a user whose role is equal to or above yours', 403);
+    if (role >= req.user!.role)
+      throw new ApiError('you cannot create a user whose role is equal to or above yours', 403);
     const newId = await createAccount(
       ctx,
-      { username: body.username, passwordHash: await hashPassword(body.password), display_name: body.display_name, role },
+      {
+        username: body.username,
+        passwordHash: await hashPassword(body.password),
+        display_name: body.display_name,
+        role,
+      },
       { ip: req.ip },
     );
     return ok({ id: newId }, 'user created');
@@ -116,16 +147,22 @@ export const adminUsersFeature: Feature = (app, ctx: AppContext) => {
     const row = await target(actor.role, body.id);
     const set: { username?: string; display_name?: string; password?: string; group?: string } = {};
     if (body.username !== undefined && body.username !== row.username) set.username = body.username;
-    if (body.display_name !== undefined) set.display_name = body.display_name || (body.username ?? row.username);
-    if (body.password) set.password = await hashPassword(parseBody(z.object({ password }), { password: body.password }).password);
+    if (body.display_name !== undefined)
+      set.display_name = body.display_name || (body.username ?? row.username);
+    if (body.password)
+      set.password = await hashPassword(
+        parseBody(z.object({ password }), { password: body.password }).password,
+      );
     if (body.group !== undefined && body.group !== row.group) {
-      if (!groupNames(ctx).includes(body.group)) throw new ApiError(`group ${body.group} does not exist (add it to GroupRatio first)`);
+      if (!groupNames(ctx).includes(body.group))
+        throw new ApiError(`group ${body.group} does not exist (add it to GroupRatio first)`);
       set.group = body.group;
     }
     const delta = body.quota === undefined ? 0 : body.quota - Number(row.quota);
     try {
       await ledgerTransaction(ctx, async (tx) => {
-        if (Object.keys(set).length) await tx.trx.updateTable('users').set(set).where('id', '=', row.id).execute();
+        if (Object.keys(set).length)
+          await tx.trx.updateTable('users').set(set).where('id', '=', row.id).execute();
         if (delta !== 0) {
           await creditUser(
             ctx,

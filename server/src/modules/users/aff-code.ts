@@ -4,7 +4,8 @@ import type { Database } from '../../db/schema.ts';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-const randomCode = (length: number) => Array.from({ length }, () => ALPHABET[randomInt(ALPHABET.length)]).join('');
+const randomCode = (length: number) =>
+  Array.from({ length }, () => ALPHABET[randomInt(ALPHABET.length)]).join('');
 
 /** A referral code (4 letters or digits) that no user holds yet; longer if 4 characters keep colliding. */
 export async function freshAffCode(db: Kysely<Database>): Promise<string> {

@@ -47,7 +47,11 @@ const COLUMNS = [
   'deleted_at',
 ] as const;
 
-export function createUserCache(handle: Db, bus: Bus, opts: { ttlMs?: number; maxEntries?: number } = {}): UserCache {
+export function createUserCache(
+  handle: Db,
+  bus: Bus,
+  opts: { ttlMs?: number; maxEntries?: number } = {},
+): UserCache {
   const ttlMs = opts.ttlMs ?? 60_000;
   const maxEntries = opts.maxEntries ?? 100_000;
   const entries = new Map<number, { snap: UserSnapshot; at: number }>();

@@ -28,9 +28,13 @@ export async function manageUser(
   const row = await findById(db, targetId, { withDeleted: true });
   if (!row) throw new ApiError('user not found');
   if (row.role >= Role.Root && ROOT_REFUSALS[action]) throw new ApiError(ROOT_REFUSALS[action]);
-  if (row.role >= actor.role) throw new ApiError('you cannot manage a user whose role is equal to or above yours', 403);
+  if (row.role >= actor.role)
+    throw new ApiError('you cannot manage a user whose role is equal to or above yours', 403);
   const deleted = row.deleted_at !== null || row.status === UserStatus.Deleted;
-  if (deleted) throw new ApiError(action === 'enable' ? 'a deleted user cannot be enabled' : 'this user has been deleted');
+  if (deleted)
+    throw new ApiError(
+      action === 'enable' ? 'a deleted user cannot be enabled' : 'this user has been deleted',
+    );
 
   const set: { role?: number; status?: number; deleted_at?: number; access_token?: null } = {};
   switch (action) {

@@ -31,10 +31,27 @@ const SettingBody = z.object({
     .number({ error: 'quota_warning_threshold must be a number' })
     .finite('quota_warning_threshold must be a number')
     .nonnegative('quota_warning_threshold must not be negative'),
-  webhook_url: z.string({ error: 'webhook_url must be a string' }).trim().max(512, 'webhook_url is too long').optional().default(''),
-  webhook_secret: z.string({ error: 'webhook_secret must be a string' }).max(256, 'webhook_secret is too long').optional().default(''),
-  notification_email: z.string({ error: 'notification_email must be a string' }).trim().max(128, 'notification_email is too long').optional().default(''),
-  accept_unset_model_ratio_model: z.boolean({ error: 'accept_unset_model_ratio_model must be true or false' }).optional().default(false),
+  webhook_url: z
+    .string({ error: 'webhook_url must be a string' })
+    .trim()
+    .max(512, 'webhook_url is too long')
+    .optional()
+    .default(''),
+  webhook_secret: z
+    .string({ error: 'webhook_secret must be a string' })
+    .max(256, 'webhook_secret is too long')
+    .optional()
+    .default(''),
+  notification_email: z
+    .string({ error: 'notification_email must be a string' })
+    .trim()
+    .max(128, 'notification_email is too long')
+    .optional()
+    .default(''),
+  accept_unset_model_ratio_model: z
+    .boolean({ error: 'accept_unset_model_ratio_model must be true or false' })
+    .optional()
+    .default(false),
 });
 
 const isHttpsUrl = (s: string) => {
@@ -67,8 +84,10 @@ export const selfFeature: Feature = (app, ctx: AppContext) => {
     if (body.password !== undefined && body.password !== '') {
       const next = parseBody(z.object({ password }), { password: body.password }).password;
       if (!body.original_password) throw new ApiError('enter the original password to change it');
-      if (!(await verifyPassword(body.original_password, row.password))) throw new ApiError('the original password is wrong');
-      if (next === body.original_password) throw new ApiError('the new password must differ from the original one');
+      if (!(await verifyPassword(body.original_password, row.password)))
+        throw new ApiError('the original password is wrong');
+      if (next === body.original_password)
+        throw new ApiError('the new password must differ from the original one');
       set.password = await hashPassword(next);
     }
     if (Object.keys(set).length === 0) throw new ApiError('nothing to update');
@@ -95,7 +114,12 @@ export const selfFeature: Feature = (app, ctx: AppContext) => {
     const row = await load(req.user!.id);
     if (row.aff_code) return ok(row.aff_code);
     const code = await freshAffCode(db);
-    await db.updateTable('users').set({ aff_code: code }).where('id', '=', row.id).where('aff_code', '=', '').execute();
+    await db
+      .updateTable('users')
+      .set({ aff_code: code })
+      .where('id', '=', row.id)
+      .where('aff_code', '=', '')
+      .execute();
     return ok((await load(row.id)).aff_code);
   });
 
@@ -110,8 +134,10 @@ export const selfFeature: Feature = (app, ctx: AppContext) => {
   app.put('/user/setting', { preHandler: user }, async (req) => {
     const body = parseBody(SettingBody, req.body);
     if (body.notify_type === 'webhook' && !body.webhook_url) throw new ApiError('enter the webhook address');
-    if (body.webhook_url && !isHttpsUrl(body.webhook_url)) throw new ApiError('the webhook address must be an https:// URL');
-    if (body.notification_email && !z.email().safeParse(body.notification_email).success) throw new ApiError('invalid notification e-mail address');
+    if (body.webhook_url && !isHttpsUrl(body.webhook_url))
+      throw new ApiError('the webhook address must be an https:// URL');
+    if (body.notification_email && !z.email().safeParse(body.notification_email).success)
+      throw new ApiError('invalid notification e-mail address');
     const row = await load(req.user!.id);
     const previous = parseUserSetting(row.setting);
     const next: UserSetting = {
@@ -123,7 +149,11 @@ export const selfFeature: Feature = (app, ctx: AppContext) => {
       notification_email: body.notification_email,
       accept_unset_model_ratio_model: body.accept_unset_model_ratio_model,
     };
-    await db.updateTable('users').set({ setting: JSON.stringify(next) }).where('id', '=', row.id).execute();
+    await db
+      .updateTable('users')
+      .set({ setting: JSON.stringify(next) })
+      .where('id', '=', row.id)
+      .execute();
     changed(row.id);
     return ok(undefined, 'settings updated');
   });

@@ -23,7 +23,11 @@ export const DEFAULT_USER_SETTING: Readonly<UserSetting> = Object.freeze({
 const stored = z
   .object({
     notify_type: z.enum(['email', 'webhook']).catch('email'),
-    quota_warning_threshold: z.number().finite().nonnegative().catch(DEFAULT_USER_SETTING.quota_warning_threshold),
+    quota_warning_threshold: z
+      .number()
+      .finite()
+      .nonnegative()
+      .catch(DEFAULT_USER_SETTING.quota_warning_threshold),
     webhook_url: z.string().catch(''),
     webhook_secret: z.string().catch(''),
     notification_email: z.string().catch(''),
@@ -42,6 +46,7 @@ export function parseUserSetting(text: string | null | undefined): UserSetting {
   const r = stored.safeParse(raw && typeof raw === 'object' && !Array.isArray(raw) ? raw : {});
   const parsed = r.success ? r.data : {};
   const out: UserSetting = { ...DEFAULT_USER_SETTING };
-  for (const [k, v] of Object.entries(parsed)) if (v !== undefined) (out as unknown as Record<string, unknown>)[k] = v;
+  for (const [k, v] of Object.entries(parsed))
+    if (v !== undefined) (out as unknown as Record<string, unknown>)[k] = v;
   return out;
 }

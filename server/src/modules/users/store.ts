@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Database, UsersTable } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
+import type { Database, UsersTable } from '../../db/schema.ts';
 import { ApiError } from '../../infra/envelope.ts';
 import { freshAffCode } from './aff-code.ts';
 
@@ -67,7 +67,11 @@ export async function insertUser(db: Kysely<Database>, u: NewUser): Promise<numb
     throw err;
   }
   // PostgreSQL reports no insert id without RETURNING; the username is unique.
-  const row = await db.selectFrom('users').select('id').where('username', '=', u.username).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('users')
+    .select('id')
+    .where('username', '=', u.username)
+    .executeTakeFirstOrThrow();
   return Number(row.id);
 }
 
@@ -81,12 +85,18 @@ export async function findForLogin(db: Kysely<Database>, login: string): Promise
     .selectFrom('users')
     .selectAll()
     .where('deleted_at', 'is', null)
-    .where((eb) => eb.or([eb('username', '=', login), eb.and([eb('email', '=', login), eb('email', '!=', '')])]))
+    .where((eb) =>
+      eb.or([eb('username', '=', login), eb.and([eb('email', '=', login), eb('email', '!=', '')])]),
+    )
     .orderBy('id')
     .executeTakeFirst();
 }
 
-export async function findById(db: Kysely<Database>, id: number, opts: { withDeleted?: boolean } = {}): Promise<UserRow | undefined> {
+export async function findById(
+  db: Kysely<Database>,
+  id: number,
+  opts: { withDeleted?: boolean } = {},
+): Promise<UserRow | undefined> {
   let q = db.selectFrom('users').selectAll().where('id', '=', id);
   if (!opts.withDeleted) q = q.where('deleted_at', 'is', null);
   return q.executeTakeFirst();

@@ -21,6 +21,9 @@ export function userView(row: UserRow) {
     inviter_id: Number(rest.inviter_id),
     created_at: Number(rest.created_at),
     setting: JSON.stringify({ ...visibleSetting, webhook_secret_set: webhook_secret !== '' }),
-    DeletedAt: deleted_at === null || deleted_at === undefined ? null : new Date(Number(deleted_at) * 1000).toISOString(),
+    DeletedAt:
+      deleted_at === null || deleted_at === undefined
+        ? null
+        : new Date(Number(deleted_at) * 1000).toISOString(),
   };
 }
