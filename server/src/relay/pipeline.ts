@@ -69,6 +69,8 @@ export async function runRelay(
       'model',
     );
   }
+  state.sensitive.check(input.json);
+  const onSuccess = await state.rateLimit.acquire(caller.user.id, caller.group);
   const price = priceFor(state, caller, model);
   const qpu = ctx.options.float('QuotaPerUnit');
   const holdAmount = holdFor(mode, info, price, qpu, ctx.options.int('PreConsumedQuota'));
@@ -102,6 +104,7 @@ export async function runRelay(
       try {
         const produced = await attemptOn(state, req, reply, input, ch, startedAt);
         settle(state, req, caller, input, hold, price, produced, ch, chain, startedAt);
+        onSuccess().catch((err) => req.log.warn({ err }, 'rate limit bookkeeping failed'));
         return;
       } catch (err) {
         if (!(err instanceof RelayError)) throw err;

@@ -3,6 +3,8 @@ import { LedgerWriter } from '../ledger/writer.ts';
 import { ChannelCache } from './cache/channels.ts';
 import { PriceCache } from './cache/prices.ts';
 import { TokenCache } from './cache/tokens.ts';
+import { createModelRateLimit, type ModelRateLimit } from './checks/model-rate-limit.ts';
+import { createSensitiveCheck, type SensitiveCheck } from './checks/sensitive.ts';
 import { UserCache } from './cache/users.ts';
 import { createNotifier, type Notifier } from './notify.ts';
 import { createUpstream, type Upstream } from './upstream.ts';
@@ -17,6 +19,8 @@ export interface RelayState {
   prices: PriceCache;
   upstream: Upstream;
   notifier: Notifier;
+  sensitive: SensitiveCheck;
+  rateLimit: ModelRateLimit;
 }
 
 const states = new WeakMap<AppContext, RelayState>();
@@ -34,6 +38,8 @@ export function relayState(ctx: AppContext): RelayState {
       prices: new PriceCache(ctx),
       upstream: createUpstream(ctx),
       notifier: createNotifier(ctx),
+      sensitive: createSensitiveCheck(ctx),
+      rateLimit: createModelRateLimit(ctx),
     };
     states.set(ctx, s);
   }
