@@ -3,7 +3,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConsoleClient, loginAs } from './support/console-client.ts';
 import { type MockUpstream, startMockUpstream } from './support/mock-upstream.ts';
-import { seedChannel, seedToken, seedUser } from './support/relay-seed.ts';
+import { flushLedger, seedChannel, seedToken, seedUser } from './support/relay-seed.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
 /**
@@ -16,8 +16,10 @@ describe('relay: settings that refuse requests', () => {
   let admin: ConsoleClient;
   const MODEL = 'gpt-4o-mini';
 
+  let lastUserId = 0;
   const clientFor = async (group = 'default') => {
     const user = await seedUser(server.ctx, { quota: 50_000_000, group });
+    lastUserId = user.id;
     const token = await seedToken(server.ctx, { userId: user.id, remain: 50_000_000 });
     return new OpenAI({ apiKey: token.apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
   };
@@ -92,5 +94,49 @@ describe('relay: settings that refuse requests', () => {
     const res = await admin.put('/api/option/', { key: 'ModelRequestRateLimitGroup', value: '{"vip": [5, 0]}' });
     expect(res.status).toBe(400);
     expect(server.ctx.options.json('ModelRequestRateLimitGroup')).toEqual({ vip: [0, 1] });
+  });
+
+  it('sends the body upstream unchanged when the admin turns pass-through on', async () => {
+    await seedChannel(server.ctx, {
+      baseUrl: mock.url,
+      key: 'sk-upstream-good',
+      models: ['gpt-4o'],
+      group: 'pt',
+      paramOverride: { temperature: 0.1 },
+    });
+    const client = await clientFor('pt');
+    const send = async () => {
+      const stream = await client.chat.completions.create({ model: 'gpt-4o', stream: true, temperature: 0.9, messages: [{ role: 'user', content: 'hi' }] });
+      let text = '';
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+      expect(text.length).toBeGreaterThan(0);
+      return mock.requests[mock.requests.length - 1].body;
+    };
+    const normal = await send();
+    expect(normal.temperature).toBe(0.1);
+    expect(normal.stream_options).toEqual({ include_usage: true });
+
+    await setOption('global.pass_through_request_enabled', 'true');
+    const passed = await send();
+    expect(passed.temperature).toBe(0.9);
+    expect(passed.stream_options).toBeUndefined();
+    await setOption('global.pass_through_request_enabled', 'false');
+  });
+
+  it('bills but writes no usage log row while the admin has consumption logs off', async () => {
+    const client = await clientFor();
+    const userId = lastUserId;
+    await setOption('LogConsumeEnabled', 'false');
+    await ask(client, 'not logged');
+    await flushLedger(server.ctx);
+    const logs = () => server.ctx.logDb.db.selectFrom('logs').select('quota').where('user_id', '=', userId).where('type', '=', 2).execute();
+    expect(await logs()).toEqual([]);
+    const used = await server.ctx.db.db.selectFrom('users').select('used_quota').where('id', '=', userId).executeTakeFirstOrThrow();
+    expect(Number(used.used_quota)).toBeGreaterThan(0);
+
+    await setOption('LogConsumeEnabled', 'true');
+    await ask(client, 'logged');
+    await flushLedger(server.ctx);
+    expect(await logs()).toHaveLength(1);
   });
 });

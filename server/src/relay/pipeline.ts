@@ -166,7 +166,13 @@ async function attemptOn(
   const headers = adapter.headers(ch, call);
   let body: string | FormData;
   let outgoing: Record<string, unknown> | undefined;
-  if (input.json) {
+  if (input.json && state.ctx.options.bool('global.pass_through_request_enabled')) {
+    // Pass-through (an admin setting): the client's body goes upstream unchanged; billing still happens.
+    outgoing = { ...input.json };
+    body = JSON.stringify(outgoing);
+    headers['content-type'] = 'application/json';
+    headers.accept = call.stream ? 'text/event-stream' : 'application/json';
+  } else if (input.json) {
     outgoing = { ...input.json, model: call.model };
     if (call.stream && adapter.streamUsage(ch)) {
       const so = input.json.stream_options;
