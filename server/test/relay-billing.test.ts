@@ -85,7 +85,7 @@ for (const engine of DATABASES) {
       expect(t.user.quota).toBe(START - t.logSum);
       expect(t.user.quota).toBeGreaterThanOrEqual(0);
       expect(t.user.request_count).toBe(ok);
-      expect(relayState(server.ctx).users.peek(user.id)?.balance.available).toBe(t.user.quota);
+      expect(relayState(server.ctx).users.peekBalance(user.id)?.available).toBe(t.user.quota);
     });
 
     it('300 concurrent requests on a small token quota: the token is never overdrawn', async () => {
@@ -128,7 +128,7 @@ for (const engine of DATABASES) {
       // (13 + 300 x 4) x 0.135 x 1.5 = 245.6325 -> 246
       expect(t.logSum).toBe(246);
       expect(t.user.quota).toBe(100_000 + 5000 - 246);
-      expect(relayState(server.ctx).users.peek(user.id)?.balance.available).toBe(t.user.quota);
+      expect(relayState(server.ctx).users.peekBalance(user.id)?.available).toBe(t.user.quota);
       await server.ctx.options.set('GroupRatio', JSON.stringify({ default: 1, vip: 1, svip: 1 }));
     });
   });

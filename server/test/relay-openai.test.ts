@@ -347,6 +347,58 @@ describe('relay: OpenAI endpoints', () => {
     ).rejects.toMatchObject({ status: 403 });
   });
 
+  it('serves the playground from the console session, billing the user only', async () => {
+    const player = await seedUser(server.ctx, { quota: 1_000_000, password: 'playground-pass-1' });
+    const login = await fetch(`${server.url}/api/user/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: player.username, password: 'playground-pass-1' }),
+    });
+    expect(login.status).toBe(200);
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
+    const res = await fetch(`${server.url}/pg/chat/completions`, {
+      method: 'POST',
+      headers: { cookie, 'new-api-user': String(player.id), 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'gpt-4.1-nano-2025-04-14',
+        group: 'default',
+        stream: true,
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toContain('"delta"');
+    expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
+    const log = await logOf(res.headers.get('x-oneapi-request-id'));
+    expect(log.token_name).toBe('playground-default');
+    expect(log.token_id).toBe(0);
+    expect(log.quota).toBe(61);
+    const u = await server.ctx.db.db
+      .selectFrom('users')
+      .select('quota')
+      .where('id', '=', player.id)
+      .executeTakeFirstOrThrow();
+    expect(u.quota).toBe(1_000_000 - 61);
+    const denied = await fetch(`${server.url}/pg/chat/completions`, {
+      method: 'POST',
+      headers: { cookie, 'new-api-user': String(player.id), 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'gpt-4.1-nano-2025-04-14',
+        group: 'not-mine',
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    });
+    expect(denied.status).toBe(403);
+    const anonymous = await fetch(`${server.url}/pg/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(anonymous.status).toBe(401);
+    expect(((await anonymous.json()) as { error: { message: string } }).error.message).toBeTruthy();
+  });
+
   it('emulates the OpenAI billing endpoints', async () => {
     const headers = { authorization: `Bearer ${client.apiKey}` };
     const sub = (await (

@@ -79,6 +79,8 @@ export class LedgerWriter {
       this.epoch++;
     }
     for (const c of batch) {
+      // The console's user snapshot shows quota and usage: drop it so the next read is fresh.
+      this.ctx.users.invalidate(c.userId);
       if (c.quota === 0) continue;
       c.user.db -= c.quota;
       c.user.pending -= c.quota;

@@ -3,7 +3,9 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { type FormData, Response } from 'undici';
 import { friendlyClientError } from '../app.ts';
 import type { AppContext } from '../context.ts';
-import { authenticate, checkAllowedIp } from './auth.ts';
+import { ApiError } from '../infra/envelope.ts';
+import { requireUser } from '../modules/auth/guard.ts';
+import { authenticate, checkAllowedIp, usableGroups } from './auth.ts';
 import { billingSubscription, billingUsage } from './billing-emulation.ts';
 import { badRequest, errorBody, RelayError } from './errors.ts';
 import { inspectJson, type Mode } from './formats/openai/request.ts';
@@ -23,6 +25,15 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext): Prom
   await app.register(async (r) => {
     r.setErrorHandler((err: FastifyError | RelayError, req, reply) => {
       if (err instanceof RelayError) return reply.status(err.status).send(errorBody(err, req.id));
+      if (err instanceof ApiError)
+        return reply
+          .status(err.status)
+          .send(
+            errorBody(
+              new RelayError(err.status, err.message, 'invalid_request_error', 'unauthorized'),
+              req.id,
+            ),
+          );
       const status = (err as FastifyError).statusCode ?? 500;
       if (status >= 500) {
         req.log.error({ err }, 'relay error');
@@ -141,6 +152,39 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext): Prom
       object: 'model',
       created: MODEL_CREATED,
       owned_by: ownedBy(group, id),
+    });
+
+    // Playground: the console session pays from the user's balance (no token), in the group the body names.
+    r.post('/pg/chat/completions', { preHandler: requireUser(ctx) }, async (req, reply) => {
+      if (req.authVia !== 'session')
+        throw new RelayError(
+          400,
+          'the playground needs a console session, not an access token',
+          'invalid_request_error',
+          'access_token_not_supported',
+        );
+      const user = await state.users.get((req.user as { id: number }).id);
+      if (!user)
+        throw new RelayError(
+          401,
+          'login expired, please log in again',
+          'invalid_request_error',
+          'unauthorized',
+        );
+      const body = req.body as Record<string, unknown>;
+      const asked = typeof body?.group === 'string' && body.group ? body.group : user.group;
+      if (!usableGroups(state, user).has(asked))
+        throw new RelayError(
+          403,
+          `group ${asked} is not available to this user`,
+          'invalid_request_error',
+          'group_not_allowed',
+        );
+      const json = { ...body };
+      delete json.group;
+      const caller = { user, token: null, tokenName: `playground-${asked}`, group: asked };
+      await runRelay(state, req, reply, caller, { mode: 'chat', info: inspectJson('chat', json), json });
+      return reply;
     });
 
     r.get('/v1/models', async (req) => {

@@ -3,9 +3,9 @@ import { LedgerWriter } from '../ledger/writer.ts';
 import { ChannelCache } from './cache/channels.ts';
 import { PriceCache } from './cache/prices.ts';
 import { TokenCache } from './cache/tokens.ts';
+import { UserCache } from './cache/users.ts';
 import { createModelRateLimit, type ModelRateLimit } from './checks/model-rate-limit.ts';
 import { createSensitiveCheck, type SensitiveCheck } from './checks/sensitive.ts';
-import { UserCache } from './cache/users.ts';
 import { createNotifier, type Notifier } from './notify.ts';
 import { createUpstream, type Upstream } from './upstream.ts';
 

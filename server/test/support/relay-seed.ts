@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import bcrypt from 'bcryptjs';
 import type { AppContext } from '../../src/context.ts';
 import { relayState } from '../../src/relay/state.ts';
 
@@ -8,14 +9,22 @@ import { relayState } from '../../src/relay/state.ts';
  */
 export async function seedUser(
   ctx: AppContext,
-  o: { quota: number; group?: string; role?: number; status?: number; setting?: object; username?: string },
+  o: {
+    quota: number;
+    group?: string;
+    role?: number;
+    status?: number;
+    setting?: object;
+    username?: string;
+    password?: string;
+  },
 ) {
   const username = o.username ?? `u${randomBytes(4).toString('hex')}`;
   await ctx.db.db
     .insertInto('users')
     .values({
       username,
-      password: 'x',
+      password: o.password ? await bcrypt.hash(o.password, 4) : 'x',
       display_name: username,
       role: o.role ?? 1,
       status: o.status ?? 1,
