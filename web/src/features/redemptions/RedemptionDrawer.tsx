@@ -18,7 +18,15 @@ interface FormValues {
 const DEFAULTS: FormValues = { name: '', quota: 100_000, count: 1 };
 
 /** Create (editing = undefined) or edit one code. After a create, offers the new codes as a text file. */
-export function RedemptionDrawer({ open, editing, onClose }: { open: boolean; editing?: Redemption; onClose: () => void }) {
+export function RedemptionDrawer({
+  open,
+  editing,
+  onClose,
+}: {
+  open: boolean;
+  editing?: Redemption;
+  onClose: () => void;
+}) {
   const { t } = useTranslation();
   const isMobile = useIsMobile();
   const queryClient = useQueryClient();
@@ -64,7 +72,12 @@ export function RedemptionDrawer({ open, editing, onClose }: { open: boolean; ed
       footer={
         <Space style={{ justifyContent: 'flex-end', width: '100%' }}>
           <Button onClick={onClose}>{t('common.cancel')}</Button>
-          <Button type="primary" loading={save.isPending} onClick={() => form.submit()} data-testid="redemption-submit">
+          <Button
+            type="primary"
+            loading={save.isPending}
+            onClick={() => form.submit()}
+            data-testid="redemption-submit"
+          >
             {t('common.submit')}
           </Button>
         </Space>
@@ -81,7 +94,12 @@ export function RedemptionDrawer({ open, editing, onClose }: { open: boolean; ed
           label={t('redemption.name')}
           rules={[
             { required: !!editing, whitespace: true, message: t('redemption.nameTooLong') },
-            { validator: (_, v?: string) => ([...(v ?? '').trim()].length <= 20 ? Promise.resolve() : Promise.reject(new Error(t('redemption.nameTooLong')))) },
+            {
+              validator: (_, v?: string) =>
+                [...(v ?? '').trim()].length <= 20
+                  ? Promise.resolve()
+                  : Promise.reject(new Error(t('redemption.nameTooLong'))),
+            },
           ]}
         >
           <Input placeholder={editing ? undefined : t('redemption.namePlaceholder')} allowClear />
@@ -97,7 +115,9 @@ export function RedemptionDrawer({ open, editing, onClose }: { open: boolean; ed
           <Form.Item
             name="count"
             label={t('redemption.count')}
-            rules={[{ required: true, type: 'integer', min: 1, max: 100, message: t('redemption.countInvalid') }]}
+            rules={[
+              { required: true, type: 'integer', min: 1, max: 100, message: t('redemption.countInvalid') },
+            ]}
           >
             <InputNumber min={1} max={100} precision={0} style={{ width: '100%' }} />
           </Form.Item>

@@ -9,6 +9,7 @@ import { feedback } from '../../shared/feedback.tsx';
 import { PagedTable, usePageSize } from '../../shared/PagedTable.tsx';
 import { QuotaText } from '../../shared/QuotaText.tsx';
 import { TimeText } from '../../shared/TimeText.tsx';
+import { useIsMobile } from '../../shared/useIsMobile.ts';
 import { deleteRedemption, listRedemptions, type Redemption, setRedemptionStatus } from './api.ts';
 import { RedemptionDrawer } from './RedemptionDrawer.tsx';
 
@@ -17,6 +18,7 @@ const STATUS_COLOR: Record<number, string> = { 1: 'green', 2: 'red', 3: 'default
 export default function RedemptionsPage() {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
+  const isMobile = useIsMobile();
   const [pageSize, setPageSize] = usePageSize();
   const [page, setPage] = useState(1);
   const [keyword, setKeyword] = useState('');
@@ -59,28 +61,63 @@ export default function RedemptionsPage() {
     {
       title: t('common.status'),
       dataIndex: 'status',
-      render: (s: number) => <Tag color={STATUS_COLOR[s]}>{t(`redemption.status${s}`, { defaultValue: t('common.unknown') })}</Tag>,
+      render: (s: number) => (
+        <Tag color={STATUS_COLOR[s]}>{t(`redemption.status${s}`, { defaultValue: t('common.unknown') })}</Tag>
+      ),
     },
     { title: t('redemption.quotaLabel'), dataIndex: 'quota', render: (q: number) => <QuotaText quota={q} /> },
-    { title: t('common.createdAt'), dataIndex: 'created_time', render: (v: number) => <TimeText value={v} /> },
-    { title: t('redemption.redeemer'), dataIndex: 'used_user_id', render: (v: number) => (v ? v : t('common.none')) },
+    {
+      title: t('common.createdAt'),
+      dataIndex: 'created_time',
+      render: (v: number) => <TimeText value={v} />,
+    },
+    {
+      title: t('redemption.redeemer'),
+      dataIndex: 'used_user_id',
+      render: (v: number) => (v ? v : t('common.none')),
+    },
     {
       title: t('common.actions'),
       key: 'actions',
-      fixed: 'right',
+      fixed: isMobile ? undefined : 'right',
       render: (_, r) => (
         <Space size={4} wrap>
-          <Popover content={<Typography.Text code copyable>{r.key}</Typography.Text>} trigger="click">
+          <Popover
+            content={
+              <Typography.Text code copyable>
+                {r.key}
+              </Typography.Text>
+            }
+            trigger="click"
+          >
             <Button size="small">{t('redemption.view')}</Button>
           </Popover>
-          <Button size="small" icon={<CopyOutlined />} onClick={() => copyText(r.key)} aria-label={t('common.copy')} />
-          <Button size="small" disabled={r.status === 3} loading={toggle.isPending && toggle.variables?.id === r.id} onClick={() => toggle.mutate(r)}>
+          <Button
+            size="small"
+            icon={<CopyOutlined />}
+            onClick={() => copyText(r.key)}
+            aria-label={t('common.copy')}
+          />
+          <Button
+            size="small"
+            disabled={r.status === 3}
+            loading={toggle.isPending && toggle.variables?.id === r.id}
+            onClick={() => toggle.mutate(r)}
+          >
             {r.status === 1 ? t('common.disable') : t('common.enable')}
           </Button>
-          <Button size="small" disabled={r.status !== 1} onClick={() => setDrawer({ open: true, editing: r })}>
+          <Button
+            size="small"
+            disabled={r.status !== 1}
+            onClick={() => setDrawer({ open: true, editing: r })}
+          >
             {t('common.edit')}
           </Button>
-          <Popconfirm title={t('redemption.deleteConfirm', { name: r.name })} onConfirm={() => remove.mutate(r)} okButtonProps={{ danger: true }}>
+          <Popconfirm
+            title={t('redemption.deleteConfirm', { name: r.name })}
+            onConfirm={() => remove.mutate(r)}
+            okButtonProps={{ danger: true }}
+          >
             <Button size="small" danger>
               {t('common.delete')}
             </Button>
@@ -116,14 +153,21 @@ export default function RedemptionsPage() {
         page={page}
         pageSize={pageSize}
         total={list.data?.total ?? 0}
-        rowSelection={{ selectedRowKeys: selected.map((r) => r.id), onChange: (_, rows) => setSelected(rows) }}
+        rowSelection={{
+          selectedRowKeys: selected.map((r) => r.id),
+          onChange: (_, rows) => setSelected(rows),
+        }}
         onRow={(r) => ({ style: r.status === 1 ? undefined : { opacity: 0.6 } })}
         onPageChange={(p, size) => {
           setPage(p);
           setPageSize(size);
         }}
       />
-      <RedemptionDrawer open={drawer.open} editing={drawer.editing} onClose={() => setDrawer({ open: false })} />
+      <RedemptionDrawer
+        open={drawer.open}
+        editing={drawer.editing}
+        onClose={() => setDrawer({ open: false })}
+      />
     </Card>
   );
 }

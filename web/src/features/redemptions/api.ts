@@ -24,7 +24,10 @@ export const listRedemptions = (p: number, pageSize: number, keyword: string) =>
     ? api.get<Paged<Redemption>>('/api/redemption/search', { keyword, p, page_size: pageSize })
     : api.get<Paged<Redemption>>('/api/redemption/', { p, page_size: pageSize });
 
-export const createRedemptions = (body: { name: string; quota: number; count: number }) => api.post<string[]>('/api/redemption/', body);
-export const updateRedemption = (body: { id: number; name: string; quota: number }) => api.put<Redemption>('/api/redemption/', body);
-export const setRedemptionStatus = (id: number, status: 1 | 2) => api.put<Redemption>('/api/redemption/?status_only=true', { id, status });
+export const createRedemptions = (body: { name: string; quota: number; count: number }) =>
+  api.post<string[]>('/api/redemption/', body);
+export const updateRedemption = (body: { id: number; name: string; quota: number }) =>
+  api.put<Redemption>('/api/redemption/', body);
+export const setRedemptionStatus = (id: number, status: 1 | 2) =>
+  api.put<Redemption>('/api/redemption/?status_only=true', { id, status });
 export const deleteRedemption = (id: number) => api.del<void>(`/api/redemption/${id}/`);

@@ -52,7 +52,10 @@ export function OnlineTopupCard() {
       countdown.start();
       feedback.message?.info(t('wallet.payOpened'));
     },
-    onError: (err) => feedback.message?.error(`${t('wallet.requestFailed')}: ${err instanceof ApiFailure ? err.message : String(err)}`),
+    onError: (err) =>
+      feedback.message?.error(
+        `${t('wallet.requestFailed')}: ${err instanceof ApiFailure ? err.message : String(err)}`,
+      ),
   });
 
   // When the countdown ends the payment has likely been confirmed: refresh the balance and the orders.
@@ -78,7 +81,9 @@ export function OnlineTopupCard() {
         <div>
           <div>{t('wallet.confirmAmount', { amount })}</div>
           <div>{t('wallet.confirmPay', { money: quote.data ?? '-' })}</div>
-          <div>{t('wallet.confirmMethod', { method: t(method === 'zfb' ? 'wallet.alipay' : 'wallet.wechat') })}</div>
+          <div>
+            {t('wallet.confirmMethod', { method: t(method === 'zfb' ? 'wallet.alipay' : 'wallet.wechat') })}
+          </div>
         </div>
       ),
       onOk: () => pay.mutate(method),
@@ -91,7 +96,9 @@ export function OnlineTopupCard() {
 
   return (
     <Card title={t('wallet.onlineTitle')}>
-      {!enabled && <Alert type="warning" showIcon message={t('wallet.notEnabled')} style={{ marginBottom: 12 }} />}
+      {!enabled && (
+        <Alert type="warning" showIcon message={t('wallet.notEnabled')} style={{ marginBottom: 12 }} />
+      )}
       <Space direction="vertical" style={{ width: '100%' }} size={12}>
         <div>
           <Typography.Text>{t('wallet.amount')}</Typography.Text>
@@ -111,12 +118,19 @@ export function OnlineTopupCard() {
         </div>
         <Space wrap size={[6, 6]}>
           {presets.map((p) => (
-            <Button key={p} size="small" disabled={!enabled} type={amount === p ? 'primary' : 'default'} onClick={() => setAmount(p)}>
+            <Button
+              key={p}
+              size="small"
+              disabled={!enabled}
+              type={amount === p ? 'primary' : 'default'}
+              onClick={() => setAmount(p)}
+            >
               {inCurrency ? `$${p}` : p.toLocaleString()}
             </Button>
           ))}
         </Space>
         <Statistic
+          data-testid="topup-payable"
           title={t('wallet.payable')}
           value={enabled && !quoteError ? (quote.data ?? '-') : '-'}
           suffix={enabled && quote.data && !quoteError ? '¥' : undefined}
@@ -124,10 +138,24 @@ export function OnlineTopupCard() {
         />
         {quoteError && <Typography.Text type="danger">{quoteError}</Typography.Text>}
         <Space wrap>
-          <Button type="primary" icon={<AlipayCircleOutlined />} loading={pay.isPending && pay.variables === 'zfb'} disabled={busy} onClick={() => start('zfb')}>
+          <Button
+            data-testid="pay-zfb"
+            type="primary"
+            icon={<AlipayCircleOutlined />}
+            loading={pay.isPending && pay.variables === 'zfb'}
+            disabled={busy}
+            onClick={() => start('zfb')}
+          >
             {label('wallet.alipay')}
           </Button>
-          <Button icon={<WechatOutlined />} loading={pay.isPending && pay.variables === 'wx'} disabled={busy} onClick={() => start('wx')} style={busy ? undefined : { color: '#07c160', borderColor: '#07c160' }}>
+          <Button
+            data-testid="pay-wx"
+            icon={<WechatOutlined />}
+            loading={pay.isPending && pay.variables === 'wx'}
+            disabled={busy}
+            onClick={() => start('wx')}
+            style={busy ? undefined : { color: '#07c160', borderColor: '#07c160' }}
+          >
             {label('wallet.wechat')}
           </Button>
         </Space>

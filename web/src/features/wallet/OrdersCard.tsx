@@ -26,7 +26,11 @@ export function OrdersCard() {
   });
 
   const columns: ColumnsType<TopupOrder> = [
-    { title: t('wallet.tradeNo'), dataIndex: 'trade_no', render: (v: string) => <Typography.Text copyable={{ text: v }}>{v}</Typography.Text> },
+    {
+      title: t('wallet.tradeNo'),
+      dataIndex: 'trade_no',
+      render: (v: string) => <Typography.Text copyable={{ text: v }}>{v}</Typography.Text>,
+    },
     ...(showAll ? [{ title: t('wallet.user'), dataIndex: 'username' }] : []),
     { title: t('wallet.quota'), dataIndex: 'amount', render: (q: number) => <QuotaText quota={q} /> },
     { title: t('wallet.money'), dataIndex: 'money', render: (m: number) => `¥${Number(m).toFixed(2)}` },
@@ -38,10 +42,16 @@ export function OrdersCard() {
     {
       title: t('wallet.orderStatus'),
       dataIndex: 'status',
-      render: (s: string) => <Tag color={STATUS_COLOR[s] ?? 'default'}>{t(`wallet.status_${s}`, { defaultValue: s })}</Tag>,
+      render: (s: string) => (
+        <Tag color={STATUS_COLOR[s] ?? 'default'}>{t(`wallet.status_${s}`, { defaultValue: s })}</Tag>
+      ),
     },
     { title: t('wallet.createdAt'), dataIndex: 'create_time', render: (v: number) => <TimeText value={v} /> },
-    { title: t('wallet.completedAt'), dataIndex: 'complete_time', render: (v: number) => <TimeText value={v} /> },
+    {
+      title: t('wallet.completedAt'),
+      dataIndex: 'complete_time',
+      render: (v: number) => <TimeText value={v} />,
+    },
   ];
 
   return (

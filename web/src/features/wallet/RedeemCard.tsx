@@ -20,7 +20,10 @@ export function RedeemCard() {
     onSuccess: (quota) => {
       setCode('');
       queryClient.invalidateQueries({ queryKey: SELF_KEY });
-      feedback.modal?.success({ title: t('wallet.redeemed'), content: t('wallet.redeemedAmount', { quota: format(quota) }) });
+      feedback.modal?.success({
+        title: t('wallet.redeemed'),
+        content: t('wallet.redeemedAmount', { quota: format(quota) }),
+      });
     },
   });
 

@@ -26,7 +26,12 @@ export default function WalletPage() {
         <Card title={t('wallet.title')} loading={self.isLoading}>
           <Row gutter={[16, 16]}>
             <Col xs={24} sm={8}>
-              <Statistic title={t('wallet.balance')} value={user ? format(user.quota) : '-'} valueStyle={{ color: '#1677ff' }} data-testid="wallet-balance" />
+              <Statistic
+                title={t('wallet.balance')}
+                value={user ? format(user.quota) : '-'}
+                valueStyle={{ color: '#1677ff' }}
+                data-testid="wallet-balance"
+              />
             </Col>
             <Col xs={12} sm={8}>
               <Statistic title={t('wallet.used')} value={user ? format(user.used_quota) : '-'} />

@@ -24,9 +24,18 @@ export interface Paged<T> {
 }
 
 export const redeemCode = (key: string) => api.post<number>('/api/user/topup', { key });
-export const quoteAmount = (amount: number) => api.post<string>('/api/user/amount', { amount, top_up_code: '' });
+export const quoteAmount = (amount: number) =>
+  api.post<string>('/api/user/amount', { amount, top_up_code: '' });
 /** The signed form fields for the gateway, plus `url` (its submit.php). */
 export const createPayment = (amount: number, method: PayMethod) =>
-  api.post<Record<string, string> & { url: string }>('/api/user/pay', { amount, payment_method: method, top_up_code: '' });
+  api.post<Record<string, string> & { url: string }>('/api/user/pay', {
+    amount,
+    payment_method: method,
+    top_up_code: '',
+  });
 export const listOrders = (p: number, pageSize: number, mine: boolean) =>
-  api.get<Paged<TopupOrder>>('/api/user/topup/orders', { p, page_size: pageSize, mine: mine ? 'true' : undefined });
+  api.get<Paged<TopupOrder>>('/api/user/topup/orders', {
+    p,
+    page_size: pageSize,
+    mine: mine ? 'true' : undefined,
+  });

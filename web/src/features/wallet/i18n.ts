@@ -78,7 +78,8 @@ export default {
       requestFailed: 'Request failed',
       waiting: 'Paying ({{n}}s)',
       payOpened: 'The payment page opened in a new tab; your balance updates once the payment is confirmed',
-      returned: 'Back from the payment page. The balance updates when the gateway confirms the payment; see the orders below.',
+      returned:
+        'Back from the payment page. The balance updates when the gateway confirms the payment; see the orders below.',
       ordersTitle: 'Top-up orders',
       allOrders: 'All users',
       myOrders: 'Only mine',

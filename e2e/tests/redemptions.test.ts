@@ -1,0 +1,113 @@
+import { readFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import {
+  createUserViaApi,
+  type Gateway,
+  launchBrowser,
+  loginViaApi,
+  openPage,
+  type OpenedPage,
+  ROOT,
+  settle,
+  setupViaApi,
+  shootAll,
+  startGateway,
+} from '../support/index.ts';
+
+/** An admin creates codes on /redemption, downloads them, and a user redeems one on /topup. */
+const ALICE = { username: 'alice', password: 'alice-pass-1' };
+
+let gw: Gateway;
+let browser: Browser;
+let admin: OpenedPage;
+let page: Page;
+let keys: string[] = [];
+
+const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
+
+beforeAll(async () => {
+  gw = await startGateway();
+  await setupViaApi(gw.url);
+  browser = await launchBrowser();
+  admin = await openPage(browser);
+  page = admin.page;
+  const root = await loginViaApi(page, gw.url, ROOT, '/redemption');
+  await createUserViaApi(page, gw.url, Number(root.id), ALICE);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await gw?.stop();
+});
+
+describe('redemption codes', () => {
+  test('an admin creates a batch with a quota preset and downloads the codes', async () => {
+    await settle(page);
+    await page.getByRole('button', { name: '添加兑换码' }).click();
+    await page.locator('#name').fill('e2e-batch');
+    await page.getByRole('button', { name: '$10', exact: true }).click();
+    await page.locator('#count').fill('2');
+    await page.getByTestId('redemption-submit').click();
+    await expect.poll(() => toast(page, '兑换码创建成功！').count()).toBeGreaterThan(0);
+
+    const download = page.waitForEvent('download');
+    await page.locator('.ant-modal-confirm').getByRole('button', { name: '下载' }).click();
+    const file = await download;
+    expect(file.suggestedFilename()).toBe('e2e-batch.txt');
+    keys = readFileSync(await file.path(), 'utf8').trim().split('\n');
+    expect(keys).toHaveLength(2);
+    for (const k of keys) expect(k).toMatch(/^[0-9a-f]{32}$/);
+
+    const rows = page.locator('.ant-table-tbody tr.ant-table-row');
+    await expect.poll(() => rows.count()).toBe(2);
+    await expect.poll(() => page.locator('.ant-table-tbody').innerText()).toContain('e2e-batch');
+    await expect.poll(() => page.locator('.ant-table-tbody').innerText()).toContain('$10.00');
+    expect(admin.errors).toEqual([]);
+  });
+
+  test('the form refuses a name over 20 characters and "copy selected" needs a selection', async () => {
+    await page.getByRole('button', { name: '复制所选兑换码' }).click();
+    await expect.poll(() => toast(page, '请至少选择一个兑换码！').count()).toBeGreaterThan(0);
+    await page.getByRole('button', { name: '添加兑换码' }).click();
+    await page.locator('#name').fill('x'.repeat(21));
+    await page.getByTestId('redemption-submit').click();
+    await expect.poll(() => page.locator('.ant-form-item-explain-error').allInnerTexts()).toContain('名称长度必须在 1-20 个字符之间');
+    await page.locator('.ant-drawer').getByRole('button', { name: '取消' }).click();
+  });
+
+  test('screenshots of the code list', async () => {
+    await shootAll(page, 'redemptions');
+  });
+
+  test('a user redeems a code on the wallet page and sees the balance change, once', async () => {
+    const user = await openPage(browser);
+    await loginViaApi(user.page, gw.url, ALICE, '/topup');
+    const p = user.page;
+    await settle(p);
+    const balance = () => p.getByTestId('wallet-balance').innerText();
+    await expect.poll(balance).toContain('$0.00');
+
+    await p.getByRole('button', { name: '兑 换' }).or(p.getByRole('button', { name: '兑换', exact: true })).click();
+    await expect.poll(() => toast(p, '请输入兑换码！').count()).toBeGreaterThan(0);
+
+    await p.getByPlaceholder('请输入兑换码').fill(keys[0]);
+    await p.getByRole('button', { name: '兑 换' }).or(p.getByRole('button', { name: '兑换', exact: true })).click();
+    await expect.poll(() => p.locator('.ant-modal-confirm').innerText()).toContain('成功兑换额度：$10.00');
+    await p.locator('.ant-modal-confirm').getByRole('button').last().click();
+    await expect.poll(balance).toContain('$10.00');
+
+    await p.getByPlaceholder('请输入兑换码').fill(keys[0]);
+    await p.getByRole('button', { name: '兑 换' }).or(p.getByRole('button', { name: '兑换', exact: true })).click();
+    await expect.poll(() => toast(p, '兑换失败，该兑换码已被使用').count()).toBeGreaterThan(0);
+    await p.reload();
+    await settle(p);
+    await expect.poll(balance).toContain('$10.00');
+
+    // The admin list now shows the code as used by alice.
+    await page.reload();
+    await settle(page);
+    await expect.poll(() => page.locator('.ant-table-tbody').innerText()).toContain('已使用');
+    await user.context.close();
+  });
+});
