@@ -152,7 +152,7 @@ for (const engine of DATABASES) {
         });
         expect(wrong.message).toBe('the verification code is wrong or has expired');
         expect(await users()).not.toContain('mailer');
-        const code = issueCode('register', 'm@example.com');
+        const code = await issueCode(server.ctx, 'email', 'm@example.com');
         const good = await register({
           username: 'mailer',
           password: 'password123',

@@ -8,6 +8,7 @@ import { parseBody } from '../users/parse.ts';
 import { email as emailRule, password as passwordRule, username as usernameRule } from '../users/rules.ts';
 import { createAccount } from '../users/service.ts';
 import { findForLogin, USERNAME_TAKEN, usernameTaken } from '../users/store.ts';
+import { EMAIL_CODE } from './email-routes.ts';
 import { hashPassword, verifyPassword } from './password.ts';
 import { clearSession, setSession } from './session.ts';
 import { consumeCode } from './verification.ts';
@@ -79,7 +80,7 @@ export const authFeature: Feature = (app, ctx: AppContext) => {
       if (!body.email || !body.verification_code) {
         throw new ApiError('e-mail verification is on: enter your e-mail address and the verification code');
       }
-      if (!consumeCode('register', body.email, body.verification_code))
+      if (!(await consumeCode(ctx, EMAIL_CODE, body.email, body.verification_code)))
         throw new ApiError('the verification code is wrong or has expired');
       email = body.email;
       const used = await ctx.db.db
