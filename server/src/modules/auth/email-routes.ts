@@ -9,6 +9,7 @@ import { email as emailRule } from '../users/rules.ts';
 import { requireUser } from './guard.ts';
 import { sendMail } from './mail.ts';
 import { hashPassword } from './password.ts';
+import { turnstileCheck } from './turnstile.ts';
 import { consumeCode, issueCode } from './verification.ts';
 
 /** Code purposes: the 6-digit e-mail code (registration and binding) and the password-reset token. */
@@ -62,9 +63,10 @@ async function emailInUse(ctx: AppContext, address: string, exceptUserId = 0): P
  */
 export const emailFeature: Feature = (app, ctx: AppContext) => {
   const critical = criticalRateLimit(ctx);
+  const botCheck = turnstileCheck(ctx);
   const systemName = () => escapeHtml(ctx.options.get('SystemName'));
 
-  app.get('/verification', { onRequest: critical }, async (req) => {
+  app.get('/verification', { onRequest: critical, preHandler: botCheck }, async (req) => {
     const { email } = parseBody(EmailQuery, req.query);
     checkAllowedAddress(ctx, email);
     if (await emailInUse(ctx, email)) throw new ApiError('this e-mail address is already in use');
@@ -90,7 +92,7 @@ export const emailFeature: Feature = (app, ctx: AppContext) => {
   });
 
   // The answer does not say whether the address belongs to an account.
-  app.get('/reset_password', { onRequest: critical }, async (req) => {
+  app.get('/reset_password', { onRequest: critical, preHandler: botCheck }, async (req) => {
     const { email } = parseBody(EmailQuery, req.query);
     const user = await ctx.db.db
       .selectFrom('users')

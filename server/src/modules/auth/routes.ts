@@ -11,6 +11,7 @@ import { findForLogin, USERNAME_TAKEN, usernameTaken } from '../users/store.ts';
 import { EMAIL_CODE } from './email-routes.ts';
 import { hashPassword, verifyPassword } from './password.ts';
 import { clearSession, setSession } from './session.ts';
+import { turnstileCheck } from './turnstile.ts';
 import { consumeCode } from './verification.ts';
 
 const LoginBody = z.object({
@@ -37,8 +38,9 @@ const RegisterBody = z.object({
 /** Password login, logout and registration (spec 000 §5, §7; reference console-api.md §5.2, §5.3). */
 export const authFeature: Feature = (app, ctx: AppContext) => {
   const critical = criticalRateLimit(ctx);
+  const botCheck = turnstileCheck(ctx);
 
-  app.post('/user/login', { onRequest: critical }, async (req, reply) => {
+  app.post('/user/login', { onRequest: critical, preHandler: botCheck }, async (req, reply) => {
     if (!ctx.options.bool('PasswordLoginEnabled'))
       throw new ApiError('password login has been disabled by the administrator', 403);
     const body = parseBody(LoginBody, req.body);
@@ -62,7 +64,7 @@ export const authFeature: Feature = (app, ctx: AppContext) => {
     return ok();
   });
 
-  app.post('/user/register', { onRequest: critical }, async (req) => {
+  app.post('/user/register', { onRequest: critical, preHandler: botCheck }, async (req) => {
     const o = ctx.options;
     if (!o.bool('RegisterEnabled'))
       throw new ApiError('new user registration has been closed by the administrator', 403);
