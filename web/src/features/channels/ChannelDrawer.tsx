@@ -1,0 +1,382 @@
+import { CHANNEL_TYPES, channelTypeInfo } from '@modelgate/shared';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Alert, Button, Checkbox, Drawer, Form, Input, InputNumber, Select, Space, Spin } from 'antd';
+import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { feedback } from '../../shared/feedback.tsx';
+import { isValidJson, JsonTextArea, jsonRule } from '../../shared/JsonTextArea.tsx';
+import { useIsMobile } from '../../shared/useIsMobile.ts';
+import { type Channel, type ChannelInput, createChannel, getChannel, updateChannel } from './api.ts';
+import { ModelPicker, useTypeModels } from './ModelPicker.tsx';
+import { splitList } from './rows.ts';
+import { SPARK_VERSIONS, TEMPLATES } from './templates.ts';
+
+interface FormValues {
+  type: number;
+  name: string;
+  base_url: string;
+  key: string;
+  batch: boolean;
+  other: string;
+  openai_organization: string;
+  groups: string[];
+  models: string[];
+  model_mapping: string;
+  status_code_mapping: string;
+  setting: string;
+  param_override: string;
+  tag: string;
+  priority: number;
+  weight: number;
+  test_model: string;
+  auto_ban: boolean;
+}
+
+/** Spec 001 §9: type 1, group default, auto-ban on. */
+const DEFAULTS: FormValues = {
+  type: 1,
+  name: '',
+  base_url: '',
+  key: '',
+  batch: false,
+  other: '',
+  openai_organization: '',
+  groups: ['default'],
+  models: [],
+  model_mapping: '',
+  status_code_mapping: '',
+  setting: '',
+  param_override: '',
+  tag: '',
+  priority: 0,
+  weight: 0,
+  test_model: '',
+  auto_ban: true,
+};
+
+const fromChannel = (c: Channel): FormValues => ({
+  ...DEFAULTS,
+  type: c.type,
+  name: c.name,
+  base_url: c.base_url,
+  other: c.other,
+  openai_organization: c.openai_organization,
+  groups: splitList(c.group),
+  models: splitList(c.models),
+  model_mapping: c.model_mapping,
+  status_code_mapping: c.status_code_mapping,
+  setting: c.setting,
+  param_override: c.param_override,
+  tag: c.tag,
+  priority: c.priority,
+  weight: c.weight,
+  test_model: c.test_model,
+  auto_ban: c.auto_ban === 1,
+});
+
+const NOTICES: Record<number, string> = {
+  40: 'siliconNotice',
+  37: 'difyNotice',
+  22: 'fastgptNotice',
+  36: 'sunoNotice',
+  2: 'mjNotice',
+  5: 'mjNotice',
+};
+
+/** Create (no id) or edit a channel; opened by /channel/add and /channel/edit/:id. */
+export function ChannelDrawer({
+  open,
+  editId,
+  groups,
+  onClose,
+}: {
+  open: boolean;
+  editId?: number;
+  groups: string[];
+  onClose: () => void;
+}) {
+  const { t } = useTranslation();
+  const isMobile = useIsMobile();
+  const queryClient = useQueryClient();
+  const [form] = Form.useForm<FormValues>();
+  const [loaded, setLoaded] = useState(false);
+  const type = Form.useWatch('type', form) ?? 1;
+  const batch = Form.useWatch('batch', form);
+  const typeModels = useTypeModels();
+  // Seeds a new form's models once; later loads of the list must not reset what the user typed.
+  const seedModels = useRef<string[] | undefined>(undefined);
+  seedModels.current = typeModels.data?.['1'];
+  const editing = useQuery({
+    queryKey: ['channel', editId],
+    queryFn: () => getChannel(editId as number),
+    enabled: open && !!editId,
+    gcTime: 0,
+  });
+
+  useEffect(() => {
+    if (!open) {
+      setLoaded(false);
+      return;
+    }
+    if (editId && !editing.data) return;
+    form.resetFields();
+    form.setFieldsValue(
+      editId && editing.data ? fromChannel(editing.data) : { ...DEFAULTS, models: seedModels.current ?? [] },
+    );
+    setLoaded(true);
+  }, [open, editId, editing.data, form]);
+
+  const onTypeChange = (next: number) => {
+    if (editId) return;
+    form.setFieldsValue({ models: typeModels.data?.[String(next)] ?? [], other: next === 18 ? 'v2.1' : '' });
+  };
+
+  const save = useMutation({
+    mutationFn: async (body: ChannelInput) => {
+      if (editId) await updateChannel({ ...body, id: editId });
+      else await createChannel(body);
+    },
+    onSuccess: () => {
+      feedback.message?.success(t(editId ? 'channel.updated' : 'channel.created'));
+      queryClient.invalidateQueries({ queryKey: ['channels'] });
+      onClose();
+    },
+  });
+
+  const submit = (v: FormValues) => {
+    const name = (v.name ?? '').trim();
+    const key = (v.key ?? '').trim();
+    if (!name || (!editId && !key)) return feedback.message?.error(t('channel.nameKeyRequired'));
+    if (!v.models?.length) return feedback.message?.error(t('channel.modelsRequired'));
+    if (!isValidJson(v.model_mapping)) return feedback.message?.error(t('channel.mappingInvalid'));
+    const body: ChannelInput = {
+      type: v.type,
+      name,
+      key,
+      base_url: (v.base_url ?? '').trim().replace(/\/+$/, ''),
+      other: v.other ?? '',
+      openai_organization: v.openai_organization ?? '',
+      group: (v.groups?.length ? v.groups : ['default']).join(','),
+      models: v.models.join(','),
+      model_mapping: (v.model_mapping ?? '').trim(),
+      status_code_mapping: (v.status_code_mapping ?? '').trim(),
+      setting: (v.setting ?? '').trim(),
+      param_override: (v.param_override ?? '').trim(),
+      tag: (v.tag ?? '').trim(),
+      priority: v.priority ?? 0,
+      weight: Math.max(0, v.weight ?? 0),
+      test_model: (v.test_model ?? '').trim(),
+      auto_ban: v.auto_ban ? 1 : 0,
+      ...(editId ? {} : { mode: v.batch ? 'batch' : 'single' }),
+    };
+    if (/\/v1$/.test(body.base_url ?? '')) {
+      feedback.modal?.confirm({
+        title: t('channel.baseUrlV1Title'),
+        content: t('channel.baseUrlV1Content'),
+        onOk: () => save.mutate(body),
+      });
+      return;
+    }
+    save.mutate(body);
+  };
+
+  const hint = channelTypeInfo(type)?.keyHint;
+  const notice = NOTICES[type];
+  const json = (name: keyof typeof TEMPLATES & keyof FormValues, label: string, extra: string) => (
+    <Form.Item label={label} extra={extra} style={{ marginBottom: 16 }}>
+      <Form.Item name={name} noStyle rules={[jsonRule]} validateTrigger={['onChange', 'onBlur']}>
+        <JsonTextArea inlineError={false} autoSize={{ minRows: 2, maxRows: 10 }} />
+      </Form.Item>
+      <Button
+        size="small"
+        type="link"
+        style={{ paddingLeft: 0 }}
+        onClick={() => form.setFieldsValue({ [name]: TEMPLATES[name] })}
+      >
+        {t('channel.fillTemplate')}
+      </Button>
+    </Form.Item>
+  );
+
+  return (
+    <Drawer
+      open={open}
+      onClose={onClose}
+      placement={editId ? 'right' : 'left'}
+      width={isMobile ? '100%' : 640}
+      title={t(editId ? 'channel.editTitle' : 'channel.createTitle')}
+      destroyOnHidden
+      footer={
+        <Space style={{ justifyContent: 'flex-end', width: '100%' }}>
+          <Button onClick={onClose}>{t('common.cancel')}</Button>
+          <Button
+            type="primary"
+            loading={save.isPending}
+            disabled={!loaded}
+            onClick={() => form.submit()}
+            data-testid="channel-submit"
+          >
+            {t('common.submit')}
+          </Button>
+        </Space>
+      }
+    >
+      <Spin spinning={!loaded}>
+        <Form<FormValues>
+          form={form}
+          name="channel"
+          layout="vertical"
+          onFinish={submit}
+          onFinishFailed={() => feedback.message?.error(t('common.checkInput'))}
+        >
+          <Form.Item name="type" label={t('channel.type')}>
+            <Select
+              showSearch
+              optionFilterProp="label"
+              onChange={onTypeChange}
+              options={CHANNEL_TYPES.map((ct) => ({ value: ct.id, label: `${ct.name} (${ct.id})` }))}
+            />
+          </Form.Item>
+          {notice && (
+            <Alert type="info" showIcon message={t(`channel.${notice}`)} style={{ marginBottom: 16 }} />
+          )}
+          <Form.Item name="name" label={t('channel.name')}>
+            <Input placeholder={t('channel.namePlaceholder')} maxLength={191} />
+          </Form.Item>
+          <Form.Item
+            name="base_url"
+            label={t('channel.baseUrl')}
+            extra={type === 3 ? t('channel.azureEndpoint') : type === 8 ? t('channel.customUrl') : undefined}
+          >
+            <Input placeholder={t('channel.baseUrlPlaceholder')} maxLength={512} />
+          </Form.Item>
+          {type === 3 && (
+            <Form.Item name="other" label={t('channel.azureVersion')}>
+              <Input placeholder={t('channel.azureVersionPlaceholder')} />
+            </Form.Item>
+          )}
+          {type === 18 && (
+            <Form.Item name="other" label={t('channel.sparkVersion')}>
+              <Select options={SPARK_VERSIONS.map((v) => ({ value: v, label: v }))} />
+            </Form.Item>
+          )}
+          {(type === 21 || type === 39) && (
+            <Form.Item
+              name="other"
+              label={t(type === 21 ? 'channel.knowledgeId' : 'channel.cloudflareAccount')}
+            >
+              <Input />
+            </Form.Item>
+          )}
+          {type === 41 && (
+            <Form.Item label={t('channel.vertexRegion')} extra={t('channel.vertexRegionHint')}>
+              <Form.Item name="other" noStyle>
+                <Input.TextArea autoSize={{ minRows: 1, maxRows: 8 }} style={{ fontFamily: 'monospace' }} />
+              </Form.Item>
+              <Button
+                size="small"
+                type="link"
+                style={{ paddingLeft: 0 }}
+                onClick={() => form.setFieldsValue({ other: TEMPLATES.vertex_region })}
+              >
+                {t('channel.fillTemplate')}
+              </Button>
+            </Form.Item>
+          )}
+          <Form.Item
+            name="key"
+            label={type === 41 ? t('channel.vertexKey') : t('channel.key')}
+            extra={
+              [hint ? t('channel.keyFormat', { hint }) : '', editId ? t('channel.keyEditHint') : '']
+                .filter(Boolean)
+                .join(' · ') || undefined
+            }
+          >
+            {batch || type === 41 ? (
+              <Input.TextArea
+                autoSize={{ minRows: 3, maxRows: 12 }}
+                placeholder={batch ? t('channel.keyBatchPlaceholder') : hint}
+                style={{ fontFamily: 'monospace' }}
+              />
+            ) : (
+              <Input.Password placeholder={hint ?? t('channel.keyPlaceholder')} autoComplete="new-password" />
+            )}
+          </Form.Item>
+          {!editId && (
+            <Form.Item name="batch" valuePropName="checked" style={{ marginTop: -8 }}>
+              <Checkbox>{t('channel.batch')}</Checkbox>
+            </Form.Item>
+          )}
+          {type === 1 && (
+            <Form.Item name="openai_organization" label={t('channel.organization')}>
+              <Input placeholder={t('channel.organizationPlaceholder')} />
+            </Form.Item>
+          )}
+          <Form.Item name="groups" label={t('channel.groups')}>
+            <Select
+              mode="tags"
+              options={groups.map((g) => ({ value: g, label: g }))}
+              tokenSeparators={[',']}
+            />
+          </Form.Item>
+          <Form.Item name="models" label={t('channel.models')}>
+            <ModelPicker
+              type={type}
+              channelId={editId}
+              upstream={() => ({
+                base_url: form.getFieldValue('base_url') ?? '',
+                key: form.getFieldValue('key') ?? '',
+              })}
+            />
+          </Form.Item>
+          <Form.Item label={t('channel.modelMapping')} extra={t('channel.modelMappingHint')}>
+            <Form.Item
+              name="model_mapping"
+              noStyle
+              rules={[{ ...jsonRule, message: t('channel.mappingInvalid') }]}
+              validateTrigger={['onChange', 'onBlur']}
+            >
+              <JsonTextArea inlineError={false} autoSize={{ minRows: 2, maxRows: 10 }} />
+            </Form.Item>
+            <Button
+              size="small"
+              type="link"
+              style={{ paddingLeft: 0 }}
+              onClick={() => form.setFieldsValue({ model_mapping: TEMPLATES.model_mapping })}
+            >
+              {t('channel.fillTemplate')}
+            </Button>
+          </Form.Item>
+          <Space wrap size={16} style={{ width: '100%' }}>
+            <Form.Item name="tag" label={t('channel.tag')}>
+              <Input maxLength={191} style={{ width: 180 }} />
+            </Form.Item>
+            <Form.Item
+              name="priority"
+              label={t('channel.priority')}
+              rules={[{ type: 'integer', min: -999, message: t('channel.tagPriorityInvalid') }]}
+            >
+              <InputNumber min={-999} precision={0} style={{ width: 120 }} />
+            </Form.Item>
+            <Form.Item
+              name="weight"
+              label={t('channel.weight')}
+              rules={[{ type: 'integer', min: 0, message: t('channel.tagWeightInvalid') }]}
+            >
+              <InputNumber min={0} precision={0} style={{ width: 120 }} />
+            </Form.Item>
+          </Space>
+          {json('setting', t('channel.setting'), t('channel.settingHint'))}
+          {json('param_override', t('channel.paramOverride'), t('channel.paramOverrideHint'))}
+          {json('status_code_mapping', t('channel.statusCodeMapping'), t('channel.statusCodeMappingHint'))}
+          <Form.Item name="test_model" label={t('channel.testModel')}>
+            <Input placeholder={t('channel.testModelPlaceholder')} />
+          </Form.Item>
+          <Form.Item name="auto_ban" valuePropName="checked">
+            <Checkbox>{t('channel.autoBan')}</Checkbox>
+          </Form.Item>
+        </Form>
+      </Spin>
+    </Drawer>
+  );
+}

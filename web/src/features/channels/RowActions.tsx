@@ -1,0 +1,67 @@
+import { DownOutlined } from '@ant-design/icons';
+import { Button, Dropdown, Popconfirm, Space } from 'antd';
+import { useTranslation } from 'react-i18next';
+import type { Row } from './rows.ts';
+import { useChannelTest } from './useChannelTest.ts';
+
+export interface RowActionHandlers {
+  onTestWith: (row: Row) => void;
+  onToggle: (row: Row) => void;
+  onEdit: (row: Row) => void;
+  onCopy: (row: Row) => void;
+  onDelete: (row: Row) => void;
+  onTagToggle: (row: Row, enable: boolean) => void;
+  onTagEdit: (row: Row) => void;
+}
+
+/** Buttons of one channel row, or of a tag row in tag mode. */
+export function RowActions({ row, h }: { row: Row; h: RowActionHandlers }) {
+  const { t } = useTranslation();
+  const test = useChannelTest();
+  if (row.isTag) {
+    return (
+      <Space size={4} wrap>
+        <Button size="small" onClick={() => h.onTagToggle(row, true)}>
+          {t('channel.enableAll')}
+        </Button>
+        <Button size="small" onClick={() => h.onTagToggle(row, false)}>
+          {t('channel.disableAll')}
+        </Button>
+        <Button size="small" onClick={() => h.onTagEdit(row)}>
+          {t('channel.editTag')}
+        </Button>
+      </Space>
+    );
+  }
+  return (
+    <Space size={4} wrap>
+      <Dropdown.Button
+        size="small"
+        icon={<DownOutlined />}
+        loading={test.isPending}
+        onClick={() => test.mutate({ row })}
+        menu={{ items: [{ key: 'pick', label: t('channel.testWith') }], onClick: () => h.onTestWith(row) }}
+      >
+        {t('channel.test')}
+      </Dropdown.Button>
+      <Button size="small" onClick={() => h.onToggle(row)}>
+        {row.status === 1 ? t('common.disable') : t('common.enable')}
+      </Button>
+      <Button size="small" onClick={() => h.onEdit(row)}>
+        {t('common.edit')}
+      </Button>
+      <Popconfirm title={t('channel.copyConfirm', { name: row.name })} onConfirm={() => h.onCopy(row)}>
+        <Button size="small">{t('channel.copy')}</Button>
+      </Popconfirm>
+      <Popconfirm
+        title={t('channel.deleteConfirm', { name: row.name })}
+        okButtonProps={{ danger: true }}
+        onConfirm={() => h.onDelete(row)}
+      >
+        <Button size="small" danger>
+          {t('common.delete')}
+        </Button>
+      </Popconfirm>
+    </Space>
+  );
+}

@@ -1,0 +1,177 @@
+import { channelTypeInfo } from '@modelgate/shared';
+import { Space, Tag, Tooltip, Typography } from 'antd';
+import type { ColumnsType } from 'antd/es/table';
+import type { TFunction } from 'i18next';
+import { copyText } from '../../shared/copyText.ts';
+import { formatTime } from '../../shared/TimeText.tsx';
+import { InlineNumber } from './InlineNumber.tsx';
+import { type Row, responseColor, splitList, statusInfo } from './rows.ts';
+
+const STATUS_COLOR: Record<number, string> = { 1: 'green', 2: 'red', 3: 'orange' };
+
+export interface ColumnHandlers {
+  format: (quota: number) => string;
+  onBalance: (row: Row) => void;
+  onPriority: (row: Row, value: number) => void;
+  onWeight: (row: Row, value: number) => void;
+  actions: (row: Row) => React.ReactNode;
+}
+
+export const COLUMN_KEYS = [
+  'id',
+  'name',
+  'group',
+  'type',
+  'status',
+  'response',
+  'balance',
+  'priority',
+  'weight',
+] as const;
+
+export function channelColumns(t: TFunction, h: ColumnHandlers): ColumnsType<Row> {
+  return [
+    {
+      key: 'id',
+      title: t('channel.colId'),
+      dataIndex: 'id',
+      width: 90,
+      render: (id: number, r) => (r.isTag ? <Tag color="purple">{r.tag}</Tag> : id),
+    },
+    {
+      key: 'name',
+      title: t('channel.colName'),
+      dataIndex: 'name',
+      ellipsis: true,
+      width: 180,
+      render: (name: string, r) =>
+        r.isTag ? (
+          <Typography.Text strong>{`${name} (${r.children?.length ?? 0})`}</Typography.Text>
+        ) : (
+          <Tooltip title={r.base_url || undefined}>{name}</Tooltip>
+        ),
+    },
+    {
+      key: 'group',
+      title: t('channel.colGroup'),
+      dataIndex: 'group',
+      render: (g: string) => (
+        <Space size={[4, 4]} wrap style={{ maxWidth: 200 }}>
+          {splitList(g)
+            .sort((a, b) => (a === 'default' ? -1 : b === 'default' ? 1 : 0))
+            .map((name) => (
+              <Tag key={name} color="blue" style={{ cursor: 'copy' }} onClick={() => copyText(name)}>
+                {name}
+              </Tag>
+            ))}
+        </Space>
+      ),
+    },
+    {
+      key: 'type',
+      title: t('channel.colType'),
+      dataIndex: 'type',
+      render: (type: number, r) =>
+        r.isTag ? (
+          <Tag color="purple">{t('channel.tagAggregate')}</Tag>
+        ) : (
+          <Tag>{channelTypeInfo(type)?.name ?? `#${type}`}</Tag>
+        ),
+    },
+    {
+      key: 'status',
+      title: t('channel.colStatus'),
+      dataIndex: 'status',
+      render: (s: number, r) => {
+        const tag = (
+          <Tag color={STATUS_COLOR[s] ?? 'default'}>
+            {t(`channel.status${s}`, { defaultValue: t('common.unknown') })}
+          </Tag>
+        );
+        const info = statusInfo(r);
+        if (r.isTag || s === 1 || (!info.reason && !info.time)) return tag;
+        return (
+          <Tooltip
+            title={
+              <>
+                {info.reason && <div>{t('channel.statusReason', { reason: info.reason })}</div>}
+                {info.time && <div>{t('channel.statusTime', { time: formatTime(info.time) })}</div>}
+              </>
+            }
+          >
+            {tag}
+          </Tooltip>
+        );
+      },
+    },
+    {
+      key: 'response',
+      title: t('channel.colResponse'),
+      dataIndex: 'response_time',
+      render: (ms: number, r) =>
+        r.isTag ? null : (
+          <Tooltip title={r.test_time ? formatTime(r.test_time) : undefined}>
+            <Tag color={responseColor(ms)}>
+              {ms ? t('channel.seconds', { value: (ms / 1000).toFixed(2) }) : t('channel.untested')}
+            </Tag>
+          </Tooltip>
+        ),
+    },
+    {
+      key: 'balance',
+      title: t('channel.colBalance'),
+      render: (_, r) => (
+        <Space size={4} wrap>
+          <Tooltip title={t('channel.used', { value: h.format(r.used_quota) })}>
+            <Tag color="default">{h.format(r.used_quota)}</Tag>
+          </Tooltip>
+          {!r.isTag && (
+            <Tooltip
+              title={
+                r.balance_updated_time
+                  ? `${t('channel.clickToRefresh')} · ${formatTime(r.balance_updated_time)}`
+                  : t('channel.clickToRefresh')
+              }
+            >
+              <Tag
+                color="cyan"
+                style={{ cursor: 'pointer' }}
+                onClick={() => h.onBalance(r)}
+                data-testid={`balance-${r.id}`}
+              >
+                {r.balance_updated_time ? `$${r.balance.toFixed(2)}` : t('channel.balanceNone')}
+              </Tag>
+            </Tooltip>
+          )}
+        </Space>
+      ),
+    },
+    {
+      key: 'priority',
+      title: t('channel.colPriority'),
+      dataIndex: 'priority',
+      render: (v: number, r) => (
+        <InlineNumber
+          value={v}
+          min={-999}
+          ariaLabel={`${t('channel.colPriority')} ${r.name}`}
+          onSave={(n) => h.onPriority(r, n)}
+        />
+      ),
+    },
+    {
+      key: 'weight',
+      title: t('channel.colWeight'),
+      dataIndex: 'weight',
+      render: (v: number, r) => (
+        <InlineNumber
+          value={v}
+          min={0}
+          ariaLabel={`${t('channel.colWeight')} ${r.name}`}
+          onSave={(n) => h.onWeight(r, n)}
+        />
+      ),
+    },
+    { key: 'actions', title: t('common.actions'), render: (_, r) => h.actions(r) },
+  ] as ColumnsType<Row>;
+}
