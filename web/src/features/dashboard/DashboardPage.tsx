@@ -44,7 +44,7 @@ export default function DashboardPage() {
   const value = (quota: number) => (displayInCurrency ? Number(toUnits(quota).toFixed(6)) : quota);
 
   const chartTheme = mode === 'dark' ? 'dark' : undefined;
-  const base = { backgroundColor: 'transparent', tooltip: { trigger: 'axis' as const }, legend: { type: 'scroll' as const, top: 0 }, grid: { left: 8, right: 16, top: 40, bottom: 8, containLabel: true } };
+  const base = { animation: false, backgroundColor: 'transparent', tooltip: { trigger: 'axis' as const }, legend: { type: 'scroll' as const, top: 0 }, grid: { left: 8, right: 16, top: 40, bottom: 8, containLabel: true } };
   const quotaOption = {
     ...base,
     xAxis: { type: 'category', data: agg.buckets },
