@@ -17,6 +17,9 @@ export interface ChannelTestResult {
   /** Empty on success; the (scrubbed) upstream or network error otherwise. */
   message: string;
   model: string;
+  /** The upstream error's type and code (OpenAI error object), for the auto-disable rules. */
+  type?: string;
+  code?: string | null;
 }
 
 const isEmbedding = (m: string) => /embed/i.test(m) || m.startsWith('m3e') || m.includes('bge-');
@@ -39,13 +42,21 @@ export async function testChannel(
   const ch = 'base_url' in channel ? toEntry(channel) : channel;
   const name = testModelOf(ch, model);
   const started = performance.now();
-  const result = (success: boolean, status: number, message: string): ChannelTestResult => ({
+  const result = (
+    success: boolean,
+    status: number,
+    message: string,
+    err?: RelayError,
+  ): ChannelTestResult => ({
     success,
     status,
     timeMs: Math.round(performance.now() - started),
     message,
     model: name,
+    type: err?.type,
+    code: err?.code,
   });
+  const failed = (status: number, err: RelayError) => result(false, status, err.message, err);
   const adapter = adapterFor(ch.type);
   if (!adapter) return result(false, 0, 'this channel type cannot be tested by the relay yet');
   const mode = isEmbedding(name) ? 'embeddings' : 'chat';
@@ -78,15 +89,11 @@ export async function testChannel(
     });
     const text = await res.body.text();
     if (res.statusCode < 200 || res.statusCode >= 300)
-      return result(false, res.statusCode, upstreamError(res.statusCode, text, [ch.key, ch.baseUrl]).message);
+      return failed(res.statusCode, upstreamError(res.statusCode, text, [ch.key, ch.baseUrl]));
     try {
       const json = JSON.parse(text);
       if (json?.error)
-        return result(
-          false,
-          res.statusCode,
-          upstreamError(res.statusCode, text, [ch.key, ch.baseUrl]).message,
-        );
+        return failed(res.statusCode, upstreamError(res.statusCode, text, [ch.key, ch.baseUrl]));
     } catch {
       return result(false, res.statusCode, 'the upstream answered with a body that is not JSON');
     }

@@ -1,11 +1,11 @@
 import { ChannelStatus } from '@modelgate/shared';
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../infra/envelope.ts';
+import { testChannel as sendTest } from '../../relay/channel-test.ts';
+import { adapterFor } from '../../relay/providers/index.ts';
 import { disableChannel, enableChannel, shouldDisableChannel, tooSlow } from './health.ts';
 import { mustGet } from './service.ts';
-import { type ChannelRow, nowSec } from './store.ts';
-import { sendTestRequest, testSupported } from './test-call.ts';
-import { firstKey } from './upstream.ts';
+import { nowSec } from './store.ts';
 
 export interface TestResult {
   success: boolean;
@@ -16,68 +16,35 @@ export interface TestResult {
 
 const UNTESTABLE = new Set([2, 5, 36]);
 
-function parseJson(text: string | null): Record<string, unknown> {
-  try {
-    const v = JSON.parse(text || '{}');
-    return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
-  } catch {
-    return {};
-  }
-}
-
-/** Model for a test: the one asked for, else the channel's test model, else its first model. */
-export function testModelOf(row: ChannelRow, asked?: string): string {
-  return asked?.trim() || row.test_model?.trim() || (row.models ?? '').split(',')[0]?.trim() || 'gpt-4o-mini';
-}
-
 /**
- * Tests one channel and applies the health rules: a disabling error or a reply slower than
- * ChannelDisableThreshold disables an enabled channel (AutomaticDisableChannelEnabled and the channel's
- * auto_ban); a pass re-enables a channel that was disabled automatically (AutomaticEnableChannelEnabled).
+ * Tests one channel through the relay's provider adapters and applies the health rules: a disabling error or
+ * a reply slower than ChannelDisableThreshold disables an enabled channel (AutomaticDisableChannelEnabled
+ * and the channel's auto_ban); a pass re-enables a channel that was disabled automatically
+ * (AutomaticEnableChannelEnabled). Records response_time (ms) and test_time.
  */
 export async function testChannel(ctx: AppContext, id: number, askedModel?: string): Promise<TestResult> {
   const row = await mustGet(ctx.db.db, id);
   if (UNTESTABLE.has(Number(row.type)))
     throw new ApiError('channels of this type (Midjourney, Suno) cannot be tested');
-  if (!testSupported(Number(row.type))) throw new ApiError('testing this channel type is not supported yet');
-  const model = testModelOf(row, askedModel);
-  const mapped = (parseJson(row.model_mapping)[model] as string | undefined) || model;
-  const started = performance.now();
-  let outcome: Awaited<ReturnType<typeof sendTestRequest>>;
-  try {
-    outcome = await sendTestRequest(
-      ctx,
-      {
-        type: Number(row.type),
-        baseUrl: row.base_url,
-        key: firstKey(row.key),
-        organization: row.openai_organization ?? '',
-        other: row.other ?? '',
-      },
-      mapped,
-      parseJson(row.param_override),
-    );
-  } catch (err) {
-    outcome = { ok: false, failure: { message: (err as Error).message } };
-  }
-  const ms = Math.round(performance.now() - started);
+  if (!adapterFor(Number(row.type))) throw new ApiError('testing this channel type is not supported yet');
+  const r = await sendTest(ctx, row, askedModel?.trim() || undefined);
   await ctx.db.db
     .updateTable('channels')
-    .set({ response_time: ms, test_time: nowSec() })
+    .set({ response_time: r.timeMs, test_time: nowSec() })
     .where('id', '=', row.id)
     .execute();
-  const time = ms / 1000;
+  const time = r.timeMs / 1000;
   const autoBan = Number(row.auto_ban) === 1 && Number(row.status) === ChannelStatus.Enabled;
 
-  if (!outcome.ok) {
-    const reason = outcome.failure.message ?? `HTTP ${outcome.failure.status}`;
-    let message = reason;
-    if (autoBan && shouldDisableChannel(ctx, outcome.failure, Number(row.type))) {
-      if (await disableChannel(ctx, row.id, reason)) message += ' (channel disabled automatically)';
+  if (!r.success) {
+    let message = r.message || `HTTP ${r.status}`;
+    const failure = { status: r.status, type: r.type, code: r.code, message: r.message };
+    if (autoBan && shouldDisableChannel(ctx, failure, Number(row.type))) {
+      if (await disableChannel(ctx, row.id, message)) message += ' (channel disabled automatically)';
     }
     return { success: false, message, time };
   }
-  if (autoBan && ctx.options.bool('AutomaticDisableChannelEnabled') && tooSlow(ctx, ms)) {
+  if (autoBan && ctx.options.bool('AutomaticDisableChannelEnabled') && tooSlow(ctx, r.timeMs)) {
     const reason = `response time ${time.toFixed(2)} s is over the ${ctx.options.float('ChannelDisableThreshold')} s limit`;
     await disableChannel(ctx, row.id, reason);
     return { success: false, message: `${reason} (channel disabled automatically)`, time };
@@ -99,7 +66,7 @@ export function testAllChannels(ctx: AppContext): boolean {
   running = (async () => {
     const ids = await ctx.db.db.selectFrom('channels').select(['id', 'type']).orderBy('id').execute();
     for (const { id, type } of ids) {
-      if (UNTESTABLE.has(Number(type)) || !testSupported(Number(type))) continue;
+      if (UNTESTABLE.has(Number(type)) || !adapterFor(Number(type))) continue;
       try {
         await testChannel(ctx, Number(id));
       } catch (err) {
