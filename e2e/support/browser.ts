@@ -42,6 +42,8 @@ export async function openPage(
     viewport: opts.viewport ?? DESKTOP,
   });
   const page = await context.newPage();
+  // Fail fast: a console page that needs more than 10 s for one step is broken anyway.
+  page.setDefaultTimeout(10_000);
   const errors: string[] = [];
   page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
   page.on('console', (msg) => {

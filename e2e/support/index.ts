@@ -2,3 +2,4 @@ export * from './accounts.ts';
 export * from './browser.ts';
 export * from './gateway.ts';
 export * from './shoot.ts';
+export * from './poll.ts';

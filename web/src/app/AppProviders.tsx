@@ -20,6 +20,7 @@ function ThemedAntd({ children }: { children: ReactNode }) {
   return (
     <ConfigProvider
       locale={en ? enUS : zhCN}
+      button={{ autoInsertSpace: false }}
       theme={{ algorithm: mode === 'dark' ? theme.darkAlgorithm : theme.defaultAlgorithm, cssVar: {} }}
     >
       <AntApp>

@@ -104,7 +104,7 @@ export function AppLayout() {
           placement="left"
           open={drawerOpen}
           onClose={() => setDrawerOpen(false)}
-          width={260}
+          size={260}
           title={status.system_name || 'New API'}
           styles={{ body: { padding: 0 } }}
         >
