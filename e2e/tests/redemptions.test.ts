@@ -7,6 +7,7 @@ import {
   launchBrowser,
   loginViaApi,
   openPage,
+  poll,
   type OpenedPage,
   ROOT,
   settle,
@@ -49,7 +50,7 @@ describe('redemption codes', () => {
     await page.getByRole('button', { name: '$10', exact: true }).click();
     await page.locator('#count').fill('2');
     await page.getByTestId('redemption-submit').click();
-    await expect.poll(() => toast(page, '兑换码创建成功！').count()).toBeGreaterThan(0);
+    await poll(() => toast(page, '兑换码创建成功！').count()).toBeGreaterThan(0);
 
     const download = page.waitForEvent('download');
     await page.locator('.ant-modal-confirm').getByRole('button', { name: '下载' }).click();
@@ -60,19 +61,19 @@ describe('redemption codes', () => {
     for (const k of keys) expect(k).toMatch(/^[0-9a-f]{32}$/);
 
     const rows = page.locator('.ant-table-tbody tr.ant-table-row');
-    await expect.poll(() => rows.count()).toBe(2);
-    await expect.poll(() => page.locator('.ant-table-tbody').innerText()).toContain('e2e-batch');
-    await expect.poll(() => page.locator('.ant-table-tbody').innerText()).toContain('$10.00');
+    await poll(() => rows.count()).toBe(2);
+    await poll(() => page.locator('.ant-table-tbody').innerText()).toContain('e2e-batch');
+    await poll(() => page.locator('.ant-table-tbody').innerText()).toContain('$10.00');
     expect(admin.errors).toEqual([]);
   });
 
   test('the form refuses a name over 20 characters and "copy selected" needs a selection', async () => {
     await page.getByRole('button', { name: '复制所选兑换码' }).click();
-    await expect.poll(() => toast(page, '请至少选择一个兑换码！').count()).toBeGreaterThan(0);
+    await poll(() => toast(page, '请至少选择一个兑换码！').count()).toBeGreaterThan(0);
     await page.getByRole('button', { name: '添加兑换码' }).click();
     await page.locator('#name').fill('x'.repeat(21));
     await page.getByTestId('redemption-submit').click();
-    await expect.poll(() => page.locator('.ant-form-item-explain-error').allInnerTexts()).toContain('名称长度必须在 1-20 个字符之间');
+    await poll(() => page.locator('.ant-form-item-explain-error').allInnerTexts()).toContain('名称长度必须在 1-20 个字符之间');
     await page.locator('.ant-drawer').getByRole('button', { name: '取消' }).click();
   });
 
@@ -86,28 +87,28 @@ describe('redemption codes', () => {
     const p = user.page;
     await settle(p);
     const balance = () => p.getByTestId('wallet-balance').innerText();
-    await expect.poll(balance).toContain('$0.00');
+    await poll(balance).toContain('$0.00');
 
     await p.getByRole('button', { name: '兑 换' }).or(p.getByRole('button', { name: '兑换', exact: true })).click();
-    await expect.poll(() => toast(p, '请输入兑换码！').count()).toBeGreaterThan(0);
+    await poll(() => toast(p, '请输入兑换码！').count()).toBeGreaterThan(0);
 
     await p.getByPlaceholder('请输入兑换码').fill(keys[0]);
     await p.getByRole('button', { name: '兑 换' }).or(p.getByRole('button', { name: '兑换', exact: true })).click();
-    await expect.poll(() => p.locator('.ant-modal-confirm').innerText()).toContain('成功兑换额度：$10.00');
+    await poll(() => p.locator('.ant-modal-confirm').innerText()).toContain('成功兑换额度：$10.00');
     await p.locator('.ant-modal-confirm').getByRole('button').last().click();
-    await expect.poll(balance).toContain('$10.00');
+    await poll(balance).toContain('$10.00');
 
     await p.getByPlaceholder('请输入兑换码').fill(keys[0]);
     await p.getByRole('button', { name: '兑 换' }).or(p.getByRole('button', { name: '兑换', exact: true })).click();
-    await expect.poll(() => toast(p, '兑换失败，该兑换码已被使用').count()).toBeGreaterThan(0);
+    await poll(() => toast(p, '兑换失败，该兑换码已被使用').count()).toBeGreaterThan(0);
     await p.reload();
     await settle(p);
-    await expect.poll(balance).toContain('$10.00');
+    await poll(balance).toContain('$10.00');
 
     // The admin list now shows the code as used by alice.
     await page.reload();
     await settle(page);
-    await expect.poll(() => page.locator('.ant-table-tbody').innerText()).toContain('已使用');
+    await poll(() => page.locator('.ant-table-tbody').innerText()).toContain('已使用');
     await user.context.close();
   });
 });

@@ -42,7 +42,7 @@ const fromValues = (v: FormValues): LogFilters => ({
 export function LogFilterForm({ admin, value, onSearch }: { admin: boolean; value: LogFilters; onSearch: (f: LogFilters) => void }) {
   const { t } = useTranslation();
   const [form] = Form.useForm<FormValues>();
-  const col = { xs: 24, sm: 12, lg: 8, xl: 6 };
+  const col = { xs: 12, sm: 12, lg: 8, xl: 6 };
   return (
     <Form<FormValues> form={form} layout="vertical" initialValues={toValues(value)} onFinish={(v) => onSearch(fromValues(v))}>
       <Row gutter={12}>

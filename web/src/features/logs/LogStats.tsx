@@ -16,7 +16,7 @@ export function LogStats({ stat, loading }: { stat?: LogStat; loading: boolean }
       <Tag color="pink" style={{ fontSize: 14, padding: '4px 8px' }}>
         {t('log.statRpm', { n: stat?.rpm ?? 0 })}
       </Tag>
-      <Tag color="gray" style={{ fontSize: 14, padding: '4px 8px' }}>
+      <Tag color="purple" style={{ fontSize: 14, padding: '4px 8px' }}>
         {t('log.statTpm', { n: stat?.tpm ?? 0 })}
       </Tag>
     </Space>

@@ -101,10 +101,10 @@ export function OnlineTopupCard() {
       )}
       <Space direction="vertical" style={{ width: '100%' }} size={12}>
         <div>
-          <Typography.Text>{t('wallet.amount')}</Typography.Text>
+          <Typography.Text style={{ display: 'block' }}>{t('wallet.amount')}</Typography.Text>
           <InputNumber<number>
             aria-label={t('wallet.amount')}
-            style={{ width: '100%', marginTop: 4 }}
+            style={{ width: '100%', marginTop: 4, display: 'flex' }}
             min={1}
             precision={0}
             disabled={!enabled}
@@ -112,7 +112,7 @@ export function OnlineTopupCard() {
             onChange={(v) => setAmount(Math.max(1, Math.floor(Number(v) || 1)))}
             addonAfter={inCurrency ? '$' : undefined}
           />
-          <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+          <Typography.Text type="secondary" style={{ fontSize: 12, display: 'block', marginTop: 4 }}>
             {t(inCurrency ? 'wallet.amountHintCurrency' : 'wallet.amountHintQuota')}
           </Typography.Text>
         </div>
@@ -133,7 +133,7 @@ export function OnlineTopupCard() {
           data-testid="topup-payable"
           title={t('wallet.payable')}
           value={enabled && !quoteError ? (quote.data ?? '-') : '-'}
-          suffix={enabled && quote.data && !quoteError ? '¥' : undefined}
+          prefix={enabled && quote.data && !quoteError ? '¥' : undefined}
           loading={quote.isFetching}
         />
         {quoteError && <Typography.Text type="danger">{quoteError}</Typography.Text>}
