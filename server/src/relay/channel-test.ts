@@ -65,7 +65,7 @@ export async function testChannel(
     path: MODE_PATHS[mode],
     model: ch.modelMapping[name] || name,
     stream: false,
-    query: new URLSearchParams(),
+    query: '',
   };
   const body: Record<string, unknown> =
     mode === 'embeddings'

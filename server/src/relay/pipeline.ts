@@ -140,7 +140,7 @@ function buildCall(input: RelayInput, req: FastifyRequest, ch: ChannelEntry): Up
     path: MODE_PATHS[input.mode],
     model: ch.modelMapping[input.info.model] || input.info.model,
     stream: input.info.stream,
-    query: new URLSearchParams(q >= 0 ? req.url.slice(q + 1) : ''),
+    query: q >= 0 ? req.url.slice(q + 1) : '',
   };
 }
 

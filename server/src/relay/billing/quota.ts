@@ -20,8 +20,18 @@ export interface Usage {
 
 type Frac = [bigint, bigint];
 
-/** A finite number as the exact fraction of its shortest decimal form. */
+const fracCache = new Map<number, Frac>();
+
+/** A finite number as the exact fraction of its shortest decimal form (ratios repeat, so results are kept). */
 export function frac(x: number): Frac {
+  const hit = fracCache.get(x);
+  if (hit) return hit;
+  const f = toFrac(x);
+  if (fracCache.size < 10_000) fracCache.set(x, f);
+  return f;
+}
+
+function toFrac(x: number): Frac {
   if (!Number.isFinite(x)) throw new Error(`not a finite number: ${x}`);
   const [mantissa, expText] = x.toString().split('e');
   const neg = mantissa.startsWith('-');

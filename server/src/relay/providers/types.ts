@@ -9,8 +9,8 @@ export interface UpstreamCall {
   /** The model name after the channel's mapping. */
   model: string;
   stream: boolean;
-  /** The client's query string (Azure reads api-version from it). */
-  query: URLSearchParams;
+  /** The client's query string, raw (Azure reads api-version from it). */
+  query: string;
 }
 
 /**

@@ -11,7 +11,8 @@ export const azureAdapter: ProviderAdapter = {
   name: 'azure',
   format: 'openai',
   url(ch: ChannelEntry, call: UpstreamCall) {
-    const version = call.query.get('api-version') || ch.other.trim() || DEFAULT_API_VERSION;
+    const version =
+      new URLSearchParams(call.query).get('api-version') || ch.other.trim() || DEFAULT_API_VERSION;
     const deployment = encodeURIComponent(call.model.replaceAll('.', ''));
     const task = call.path.replace(/^\/v1\//, '');
     return `${ch.baseUrl}/openai/deployments/${deployment}/${task}?api-version=${encodeURIComponent(version)}`;

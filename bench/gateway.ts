@@ -1,0 +1,137 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildApp } from '../server/src/app.ts';
+import { loadConfig } from '../server/src/config.ts';
+import { createContext } from '../server/src/context.ts';
+
+/**
+ * The gateway under benchmark, in its own process so its CPU time and memory are its own: a fresh SQLite
+ * database, one user with an unlimited token, one channel pointing at the benchmark upstream. Auth, routing,
+ * billing and usage logging are all on. Answers the parent's {cmd:'stats'} with CPU time and peak RSS.
+ */
+const upstream = process.env.BENCH_UPSTREAM as string;
+const dir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
+const config = loadConfig({
+  SQLITE_PATH: join(dir, 'bench.db'),
+  SESSION_SECRET: 'bench-secret',
+  LOG_LEVEL: 'silent',
+  BATCH_UPDATE_INTERVAL: '1',
+});
+const ctx = await createContext(config);
+const now = Math.floor(Date.now() / 1000);
+await ctx.db.db
+  .insertInto('users')
+  .values({
+    username: 'bench',
+    password: 'x',
+    display_name: 'bench',
+    role: 1,
+    status: 1,
+    email: '',
+    github_id: '',
+    oidc_id: '',
+    wechat_id: '',
+    telegram_id: '',
+    linux_do_id: '',
+    access_token: null,
+    quota: 1e12,
+    used_quota: 0,
+    request_count: 0,
+    group: 'default',
+    aff_code: 'bench',
+    aff_count: 0,
+    aff_quota: 0,
+    aff_history_quota: 0,
+    inviter_id: 0,
+    setting: '{}',
+    created_at: now,
+    deleted_at: null,
+  })
+  .execute();
+const key = 'benchbenchbenchbenchbenchbenchbenchbenchbenchbenc';
+await ctx.db.db
+  .insertInto('tokens')
+  .values({
+    user_id: 1,
+    key,
+    status: 1,
+    name: 'bench',
+    created_time: now,
+    accessed_time: now,
+    expired_time: -1,
+    remain_quota: 1e12,
+    unlimited_quota: 0,
+    model_limits_enabled: 0,
+    model_limits: '',
+    allow_ips: '',
+    used_quota: 0,
+    group: '',
+    deleted_at: null,
+  })
+  .execute();
+await ctx.db.db
+  .insertInto('channels')
+  .values({
+    type: 1,
+    key: 'sk-upstream',
+    openai_organization: '',
+    test_model: '',
+    status: 1,
+    name: 'bench',
+    weight: 0,
+    created_time: now,
+    test_time: 0,
+    response_time: 0,
+    base_url: upstream,
+    other: '',
+    balance: 0,
+    balance_updated_time: 0,
+    models: 'gpt-4o-mini',
+    group: 'default',
+    used_quota: 0,
+    model_mapping: '',
+    status_code_mapping: '',
+    priority: 0,
+    auto_ban: 1,
+    other_info: '',
+    tag: '',
+    setting: '',
+    param_override: '',
+    max_input_tokens: 0,
+  })
+  .execute();
+const app = await buildApp(ctx);
+await app.listen({ port: 0, host: '127.0.0.1' });
+const addr = app.server.address();
+process.send?.({
+  port: typeof addr === 'object' && addr ? addr.port : 0,
+  key: `sk-${key}`,
+  idleRssMb: process.memoryUsage().rss / 1048576,
+});
+process.on('message', async (msg: { cmd: string }) => {
+  if (msg.cmd === 'stats') {
+    const cpu = process.cpuUsage();
+    process.send?.({
+      cpuUs: cpu.user + cpu.system,
+      maxRssKb: process.resourceUsage().maxRSS,
+      rss: process.memoryUsage().rss,
+    });
+  }
+  if (msg.cmd === 'logs') {
+    await ctx.db.db
+      .selectFrom('logs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst();
+    const row = await ctx.logDb.db
+      .selectFrom('logs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    process.send?.({ logs: Number(row.n) });
+  }
+  if (msg.cmd === 'stop') {
+    await app.close();
+    await ctx.close();
+    process.exit(0);
+  }
+});
