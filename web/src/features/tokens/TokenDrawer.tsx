@@ -278,7 +278,14 @@ export function TokenDrawer({
         </Form.Item>
         <Form.Item
           name="model_limits"
-          rules={[{ required: !!limitsOn, type: 'array', min: 1, message: t('token.modelLimitsEmpty') }]}
+          rules={[
+            {
+              validator: (_, v?: string[]) =>
+                limitsOn && !v?.length
+                  ? Promise.reject(new Error(t('token.modelLimitsEmpty')))
+                  : Promise.resolve(),
+            },
+          ]}
         >
           <Select
             mode="multiple"
