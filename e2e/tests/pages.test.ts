@@ -139,12 +139,6 @@ describe('content pages', () => {
     await expect.poll(() => page.getByRole('button', { name: '查看价格' }).count()).toBe(1);
     await shootAll(page, 'home-default');
   });
-
-  test('pricing for a visitor', async () => {
-    await visitor.page.goto(`${gw.url}/pricing`);
-    await settle(visitor.page);
-    await shootAll(visitor.page, 'pricing');
-  });
 });
 
 describe('drawing and task logs', () => {
