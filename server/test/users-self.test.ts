@@ -78,11 +78,17 @@ for (const engine of DATABASES) {
         expect(r.message).toBe(message);
       }
       expect((await row(u.userId)).password).toBe(before);
+      const otherDevice = new ConsoleClient(server.url);
+      await otherDevice.login('pwuser', 'first-pass-1');
+      expect((await otherDevice.get('/api/user/self')).status).toBe(200);
       const changed = await u.put('/api/user/self', {
         password: 'second-pass-2',
         original_password: 'first-pass-1',
       });
       expect(changed).toMatchObject({ success: true, message: 'password changed' });
+      // The new password ends the other session; the one that changed it goes on.
+      expect((await otherDevice.get('/api/user/self')).status).toBe(401);
+      expect((await u.get('/api/user/self')).status).toBe(200);
       expect((await new ConsoleClient(server.url).login('pwuser', 'first-pass-1')).success).toBe(false);
       expect((await new ConsoleClient(server.url).login('pwuser', 'second-pass-2')).success).toBe(true);
     });

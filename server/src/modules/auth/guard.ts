@@ -25,10 +25,10 @@ export async function authenticate(
   ctx: AppContext,
   req: FastifyRequest,
 ): Promise<{ user: UserSnapshot; via: 'session' | 'access_token' }> {
-  const sessionId = readSession(req);
-  if (typeof sessionId === 'number') {
-    const user = await ctx.users.get(sessionId);
-    if (user) return { user, via: 'session' };
+  const session = readSession(req);
+  if (session) {
+    const user = await ctx.users.get(session.id);
+    if (user && user.session_tag === session.tag) return { user, via: 'session' };
   }
   const token = tokenFromHeader(req.headers.authorization);
   if (token) {
@@ -37,7 +37,7 @@ export async function authenticate(
     if (!user) throw new ApiError('invalid access token', 401);
     return { user, via: 'access_token' };
   }
-  if (sessionId === undefined) throw new ApiError('not logged in and no access token provided', 401);
+  if (session === undefined) throw new ApiError('not logged in and no access token provided', 401);
   throw new ApiError('login expired or the account no longer exists, please log in again', 401);
 }
 

@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.ts';
 import { ApiError, ok } from '../../infra/envelope.ts';
 import { criticalRateLimit } from '../../infra/rate-limit.ts';
 import type { Feature } from '../index.ts';
+import { sessionTagOf } from '../users/cache.ts';
 import { parseBody } from '../users/parse.ts';
 import { email as emailRule, password as passwordRule, username as usernameRule } from '../users/rules.ts';
 import { createAccount } from '../users/service.ts';
@@ -48,7 +49,7 @@ export const authFeature: Feature = (app, ctx: AppContext) => {
     if (!(await verifyPassword(body.password, user?.password)) || !user)
       throw new ApiError('wrong username or password');
     if (user.status !== UserStatus.Enabled) throw new ApiError('this user has been banned', 403);
-    setSession(reply, Number(user.id));
+    setSession(reply, Number(user.id), sessionTagOf(user.password));
     return ok({
       id: Number(user.id),
       username: user.username,

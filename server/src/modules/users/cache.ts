@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Db } from '../../db/index.ts';
 import type { Bus } from '../../infra/bus.ts';
 import { parseUserSetting, type UserSetting } from './setting.ts';
@@ -16,6 +17,8 @@ export interface UserSnapshot {
   used_quota: number;
   request_count: number;
   deleted: boolean;
+  /** Changes whenever the password changes; session cookies carry it so a new password ends old sessions. */
+  session_tag: string;
 }
 
 /**
@@ -45,7 +48,12 @@ const COLUMNS = [
   'used_quota',
   'request_count',
   'deleted_at',
+  'password',
 ] as const;
+
+/** A short digest of the password hash (the hash itself is not kept in memory). */
+export const sessionTagOf = (passwordHash: string) =>
+  createHash('sha256').update(passwordHash).digest('base64url').slice(0, 10);
 
 export function createUserCache(
   handle: Db,
@@ -78,6 +86,7 @@ export function createUserCache(
       used_quota: Number(row.used_quota),
       request_count: Number(row.request_count),
       deleted: row.deleted_at !== null && row.deleted_at !== undefined,
+      session_tag: sessionTagOf(row.password),
     };
     if ((generation.get(id) ?? 0) === startedGen && epoch === startedEpoch) {
       if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as number);

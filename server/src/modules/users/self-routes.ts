@@ -6,9 +6,10 @@ import { describeQuota, transferAffiliate } from '../../ledger/credit.ts';
 import { issueAccessToken } from '../auth/access-token.ts';
 import { requireUser } from '../auth/guard.ts';
 import { hashPassword, verifyPassword } from '../auth/password.ts';
-import { clearSession } from '../auth/session.ts';
+import { clearSession, setSession } from '../auth/session.ts';
 import type { Feature } from '../index.ts';
 import { freshAffCode } from './aff-code.ts';
+import { sessionTagOf } from './cache.ts';
 import { parseBody } from './parse.ts';
 import { displayName, password } from './rules.ts';
 import { parseUserSetting, type UserSetting } from './setting.ts';
@@ -76,7 +77,7 @@ export const selfFeature: Feature = (app, ctx: AppContext) => {
 
   app.get('/user/self', { preHandler: user }, async (req) => ok(userView(await load(req.user!.id))));
 
-  app.put('/user/self', { preHandler: user }, async (req) => {
+  app.put('/user/self', { preHandler: user }, async (req, reply) => {
     const body = parseBody(SelfUpdate, req.body);
     const row = await load(req.user!.id);
     const set: { display_name?: string; password?: string } = {};
@@ -93,6 +94,8 @@ export const selfFeature: Feature = (app, ctx: AppContext) => {
     if (Object.keys(set).length === 0) throw new ApiError('nothing to update');
     await db.updateTable('users').set(set).where('id', '=', row.id).execute();
     changed(row.id);
+    // The new password ends every other session; this one continues with a fresh cookie.
+    if (set.password && req.authVia === 'session') setSession(reply, row.id, sessionTagOf(set.password));
     return ok(undefined, set.password ? 'password changed' : 'updated');
   });
 
