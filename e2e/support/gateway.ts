@@ -27,7 +27,8 @@ function distComplete(): boolean {
  * a browser test runs cannot pull the files from under the server.
  */
 async function snapshotDist(): Promise<string> {
-  for (let attempt = 0; attempt < 30 && !distComplete(); attempt++) await new Promise((r) => setTimeout(r, 1000));
+  for (let attempt = 0; attempt < 30 && !distComplete(); attempt++)
+    await new Promise((r) => setTimeout(r, 1000));
   if (!distComplete()) throw new Error('web/dist is missing or incomplete: run `npm run build -w web` first');
   const dir = mkdtempSync(join(tmpdir(), 'gw-web-'));
   cpSync(WEB_DIST, dir, { recursive: true });

@@ -1,5 +1,5 @@
 export * from './accounts.ts';
 export * from './browser.ts';
 export * from './gateway.ts';
-export * from './shoot.ts';
 export * from './poll.ts';
+export * from './shoot.ts';

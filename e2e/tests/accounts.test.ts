@@ -4,8 +4,8 @@ import {
   type Gateway,
   launchBrowser,
   loginViaUi,
-  openPage,
   type OpenedPage,
+  openPage,
   poll,
   ROOT,
   settle,
@@ -56,7 +56,9 @@ describe('accounts', () => {
     await shootAll(page, 'setup');
 
     await page.locator('form#setup button[type=submit]').click();
-    await poll(() => formErrors(page)).toEqual(expect.arrayContaining(['请输入管理员用户名', '密码长度至少为8个字符']));
+    await poll(() => formErrors(page)).toEqual(
+      expect.arrayContaining(['请输入管理员用户名', '密码长度至少为8个字符']),
+    );
     await page.locator('#setup_username').fill('root');
     await page.locator('#setup_password').fill('short');
     await page.locator('#setup_confirmPassword').fill('different');
@@ -65,7 +67,9 @@ describe('accounts', () => {
 
     // the usage-mode explanation
     await page.getByRole('button', { name: '使用模式说明' }).click();
-    await poll(() => page.locator('.ant-modal').getByText('适用于个人使用', { exact: false }).count()).toBe(1);
+    await poll(() => page.locator('.ant-modal').getByText('适用于个人使用', { exact: false }).count()).toBe(
+      1,
+    );
     await page.keyboard.press('Escape');
 
     await setupViaUi(page, gw.url, ROOT);
@@ -109,7 +113,11 @@ describe('accounts', () => {
     await poll(() => row.count()).toBe(1);
     const aliceId = Number(await row.locator('td').first().innerText());
 
-    const before = await gw.ctx.db.db.selectFrom('users').select('quota').where('id', '=', aliceId).executeTakeFirstOrThrow();
+    const before = await gw.ctx.db.db
+      .selectFrom('users')
+      .select('quota')
+      .where('id', '=', aliceId)
+      .executeTakeFirstOrThrow();
 
     // edit: add quota (the helper accepts the amount to add), then save
     await row.getByRole('button', { name: '编辑' }).click();
@@ -119,12 +127,24 @@ describe('accounts', () => {
     await page.getByRole('button', { name: '添加额度' }).click();
     const addQuota = page.locator('.ant-modal').filter({ hasText: '输入要增加的额度' });
     await addQuota.locator('input').fill('500000');
-    await poll(() => addQuota.getByText('新额度：', { exact: false }).innerText()).toContain(String(Number(before.quota) + 500000));
+    await poll(() => addQuota.getByText('新额度：', { exact: false }).innerText()).toContain(
+      String(Number(before.quota) + 500000),
+    );
     await addQuota.getByRole('button', { name: /确\s*定|OK/ }).click();
-    await poll(() => page.locator('#editUser_quota').inputValue()).toBe(String(Number(before.quota) + 500000));
-    await page.locator('.ant-drawer').filter({ hasText: '编辑用户' }).getByRole('button', { name: '保存' }).click();
+    await poll(() => page.locator('#editUser_quota').inputValue()).toBe(
+      String(Number(before.quota) + 500000),
+    );
+    await page
+      .locator('.ant-drawer')
+      .filter({ hasText: '编辑用户' })
+      .getByRole('button', { name: '保存' })
+      .click();
     await poll(() => toast(page, '用户信息更新成功！').count()).toBe(1);
-    const after = await gw.ctx.db.db.selectFrom('users').select('quota').where('id', '=', aliceId).executeTakeFirstOrThrow();
+    const after = await gw.ctx.db.db
+      .selectFrom('users')
+      .select('quota')
+      .where('id', '=', aliceId)
+      .executeTakeFirstOrThrow();
     expect(Number(after.quota)).toBe(Number(before.quota) + 500000);
 
     await page.waitForURL((u) => u.pathname === '/user');
@@ -145,7 +165,9 @@ describe('accounts', () => {
 
   test('the new user logs in, is refused the admin pages, and changes their password', async () => {
     await loginViaUi(page, gw.url, ALICE);
-    const user = await page.evaluate(() => JSON.parse(localStorage.getItem('user') ?? '{}') as { id: number; username: string });
+    const user = await page.evaluate(
+      () => JSON.parse(localStorage.getItem('user') ?? '{}') as { id: number; username: string },
+    );
     expect(user.username).toBe(ALICE.username);
 
     // the console refuses the admin pages and hides their navigation
@@ -153,7 +175,9 @@ describe('accounts', () => {
     await poll(() => page.getByText('此页面仅管理员可以访问。').count()).toBe(1);
     expect(await page.locator('.ant-layout-sider').getByText('用户管理').count()).toBe(0);
     // and the server refuses the admin API even with this user's valid session
-    const res = await page.context().request.get(`${gw.url}/api/user/?p=1&page_size=10`, { headers: { 'New-Api-User': String(user.id) } });
+    const res = await page
+      .context()
+      .request.get(`${gw.url}/api/user/?p=1&page_size=10`, { headers: { 'New-Api-User': String(user.id) } });
     expect(res.status()).toBe(403);
     expect(((await res.json()) as { success: boolean }).success).toBe(false);
 

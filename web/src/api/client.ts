@@ -32,13 +32,16 @@ export function withQuery(path: string, params?: Params): string {
   return `${path}${path.includes('?') ? '&' : '?'}${s}`;
 }
 
-/** What happens on 401; replaced in tests. */
-export const onUnauthorized = {
-  handle() {
-    clearStoredUser();
-    if (!window.location.pathname.startsWith('/login')) window.location.assign('/login?expired=true');
-  },
+/** Page navigation outside React (a full load drops every cached query); tests replace `assign`. */
+export const browserNavigation = {
+  assign: (url: string) => window.location.assign(url),
 };
+
+/** Spec 000 §8: a 401 ends the stored session and goes to /login?expired=true (unless already there). */
+export function handleUnauthorized() {
+  clearStoredUser();
+  if (!window.location.pathname.startsWith('/login')) browserNavigation.assign('/login?expired=true');
+}
 
 /** Sends one request the way every console call is sent and returns the envelope unchecked (for the few callers that need `message` too). */
 export async function requestEnvelope<T>(method: string, path: string, body?: unknown): Promise<Envelope<T>> {
@@ -57,9 +60,7 @@ export async function requestEnvelope<T>(method: string, path: string, body?: un
   } catch (err) {
     throw new ApiFailure((err as Error).message || 'network error', 0);
   }
-  if (res.status === 401) {
-    onUnauthorized.handle();
-  }
+  if (res.status === 401) handleUnauthorized();
   let envelope: Envelope<T> | undefined;
   try {
     envelope = (await res.json()) as Envelope<T>;

@@ -52,6 +52,7 @@ i18n.use(initReactI18next).init({
   keySeparator: false,
   interpolation: { escapeValue: false },
   returnNull: false,
+  showSupportNotice: false,
 });
 
 function applyLang(lng: string) {

@@ -51,6 +51,8 @@ export function TopBar({ onOpenMenu }: { onOpenMenu: () => void }) {
   const navigate = useNavigate();
   const logout = useLogout();
   const systemName = status.system_name || 'New API';
+  // Before first-run setup there is nowhere to go but /setup.
+  const setupPending = status.setup === false;
 
   const links = [
     { key: '/', label: t('nav.home') },
@@ -81,7 +83,7 @@ export function TopBar({ onOpenMenu }: { onOpenMenu: () => void }) {
       </Link>
       {status.self_use_mode_enabled && <Tag color="purple">{t('header.selfUse')}</Tag>}
       {status.demo_site_enabled && <Tag color="blue">{t('header.demo')}</Tag>}
-      {!isMobile && (
+      {!isMobile && !setupPending && (
         <Menu
           mode="horizontal"
           selectedKeys={[activeLink]}
@@ -115,7 +117,7 @@ export function TopBar({ onOpenMenu }: { onOpenMenu: () => void }) {
         >
           <Button type="text" aria-label={t('header.language')} icon={<GlobalOutlined />} />
         </Dropdown>
-        {user ? (
+        {setupPending ? null : user ? (
           <Dropdown
             trigger={['click']}
             menu={{

@@ -7,6 +7,7 @@ import { useLocation, useNavigate, useParams } from 'react-router';
 import { feedback } from '../../shared/feedback.tsx';
 import { PagedTable, usePageSize } from '../../shared/PagedTable.tsx';
 import { useQuotaFormat } from '../../shared/QuotaText.tsx';
+import { useIsMobile } from '../../shared/useIsMobile.ts';
 import { AddUserDrawer } from './AddUserDrawer.tsx';
 import {
   listGroups,
@@ -27,6 +28,7 @@ function UserAdmin() {
   const params = useParams();
   const queryClient = useQueryClient();
   const { format } = useQuotaFormat();
+  const isMobile = useIsMobile();
   const [pageSize, setPageSize] = usePageSize();
   const [page, setPage] = useState(1);
   const [keywordInput, setKeywordInput] = useState('');
@@ -74,10 +76,11 @@ function UserAdmin() {
       userColumns(t, {
         format,
         busyId,
+        pinActions: !isMobile,
         manage: (user, action) => manage.mutate({ user, action }),
         edit: (user) => navigate(`/user/edit/${user.id}`),
       }),
-    [t, format, busyId, manage, navigate],
+    [t, format, busyId, manage, navigate, isMobile],
   );
 
   const search = () => {

@@ -22,6 +22,8 @@ interface Handlers {
   manage: (user: UserRow, action: ManageAction) => void;
   edit: (user: UserRow) => void;
   busyId: number | null;
+  /** Pin the actions to the right edge (desktop). */
+  pinActions: boolean;
 }
 
 /** The user table's columns; soft-deleted rows get no actions. */
@@ -54,7 +56,7 @@ export function userColumns(t: TFunction, h: Handlers): ColumnsType<UserRow> {
       title: t('users.stats'),
       key: 'stats',
       render: (_, u) => (
-        <Space size={4} wrap>
+        <Space size={2} orientation="vertical">
           <Tag color="green">
             {t('users.remaining')}: {h.format(u.quota)}
           </Tag>
@@ -71,7 +73,7 @@ export function userColumns(t: TFunction, h: Handlers): ColumnsType<UserRow> {
       title: t('users.invite'),
       key: 'invite',
       render: (_, u) => (
-        <Space size={4} wrap>
+        <Space size={2} orientation="vertical">
           <Tag>
             {t('users.invitees')}: {u.aff_count}
           </Tag>
@@ -87,6 +89,8 @@ export function userColumns(t: TFunction, h: Handlers): ColumnsType<UserRow> {
     {
       title: t('common.actions'),
       key: 'actions',
+      fixed: h.pinActions ? 'right' : undefined,
+      width: 230,
       render: (_, u) =>
         u.DeletedAt ? null : (
           <Space size={4} wrap>
