@@ -1,0 +1,129 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type Gateway, launchBrowser, loginViaApi, type OpenedPage, openPage, ROOT, settle, setupViaApi, shootAll, startGateway } from '../support/index.ts';
+
+/** An admin adds a channel against a mock OpenAI upstream on /channel, fetches its models and tests it. */
+const FIXTURES = new URL('../../../shared/fixtures/upstream/', import.meta.url);
+
+let gw: Gateway;
+let browser: Browser;
+let opened: OpenedPage;
+let page: Page;
+let upstream: Server;
+let upstreamUrl = '';
+
+const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
+const rows = () => page.locator('.ant-table-tbody tr.ant-table-row');
+const drawer = () => page.locator('.ant-drawer-open');
+
+function startUpstream(): Promise<Server> {
+  const chat = readFileSync(new URL('openai/chat/text.json', FIXTURES), 'utf8');
+  const server = createServer((req, res) => {
+    res.setHeader('content-type', 'application/json');
+    if (req.headers.authorization !== 'Bearer good-key') {
+      res.statusCode = 401;
+      return res.end(JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } }));
+    }
+    if (req.url === '/v1/models') {
+      const data = ['gpt-4.1-nano', 'gpt-4o', 'text-embedding-3-small'].map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'openai' }));
+      return res.end(JSON.stringify({ object: 'list', data }));
+    }
+    if (req.url === '/v1/chat/completions') return res.end(chat);
+    res.statusCode = 404;
+    res.end(JSON.stringify({ error: { message: 'not found', type: 'invalid_request_error' } }));
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+beforeAll(async () => {
+  upstream = await startUpstream();
+  upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  gw = await startGateway();
+  await setupViaApi(gw.url);
+  // The mock upstream is on loopback, which the SSRF guard refuses unless the admin allows it.
+  await gw.ctx.options.set('fetch_setting.allow_private_ip', 'true');
+  browser = await launchBrowser();
+  opened = await openPage(browser);
+  page = opened.page;
+  await loginViaApi(page, gw.url, ROOT, '/channel');
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await gw?.stop();
+  upstream?.close();
+});
+
+describe('channels page', () => {
+  test('is titled 管理渠道 and starts empty', async () => {
+    await settle(page);
+    await expect.poll(() => page.getByText('管理渠道').count()).toBeGreaterThan(0);
+    expect(await rows().count()).toBe(0);
+  });
+
+  test('the add form shows the spec messages for a missing name/key, no models and a bad mapping', async () => {
+    await page.getByRole('button', { name: '添加渠道' }).click();
+    await page.waitForURL((u) => u.pathname === '/channel/add');
+    await expect.poll(() => drawer().getByText('创建新的渠道').count()).toBe(1);
+    await page.getByTestId('channel-submit').click();
+    await expect.poll(() => toast(page, '请填写渠道名称和渠道密钥！').count()).toBeGreaterThan(0);
+
+    await page.locator('#channel_name').fill('mock upstream');
+    await page.locator('#channel_base_url').fill(`${upstreamUrl}/`);
+    await page.locator('#channel_key').fill('good-key');
+    await drawer().getByRole('button', { name: '清除所有模型' }).click();
+    await page.getByTestId('channel-submit').click();
+    await expect.poll(() => toast(page, '请至少选择一个模型！').count()).toBeGreaterThan(0);
+
+    await drawer().getByPlaceholder('输入自定义模型名称，多个用英文逗号分隔').fill('gpt-4.1-nano');
+    await drawer().getByRole('button', { name: '填入', exact: true }).click();
+    await page.locator('#channel_model_mapping').fill('{"gpt-4.1-nano": ');
+    await page.locator('#channel_model_mapping').blur();
+    await page.getByTestId('channel-submit').click();
+    await expect.poll(() => page.locator('.ant-form-item-explain-error').allInnerTexts()).toContain('模型映射必须是合法的 JSON 格式！');
+    expect(await gw.ctx.db.db.selectFrom('channels').selectAll().execute()).toEqual([]);
+  });
+
+  test('fetches the upstream model list and creates the channel', async () => {
+    await page.locator('#channel_model_mapping').fill('');
+    await drawer().getByRole('button', { name: '获取上游模型列表' }).click();
+    await expect.poll(() => toast(page, '已获取 3 个模型').count()).toBeGreaterThan(0);
+    await page.getByTestId('channel-submit').click();
+    await expect.poll(() => toast(page, '渠道创建成功！').count()).toBeGreaterThan(0);
+    await page.waitForURL((u) => u.pathname === '/channel');
+    await expect.poll(() => rows().count()).toBe(1);
+    const [row] = await gw.ctx.db.db.selectFrom('channels').selectAll().execute();
+    expect(row).toMatchObject({ name: 'mock upstream', base_url: upstreamUrl, key: 'good-key' });
+    expect(row.models?.split(',')).toEqual(['gpt-4.1-nano', 'gpt-4o', 'text-embedding-3-small']);
+  });
+
+  test('tests the channel and shows the response time', async () => {
+    await rows().first().getByRole('button', { name: '测 试' }).or(rows().first().getByRole('button', { name: '测试' })).first().click();
+    await expect.poll(() => toast(page, '测试成功').count()).toBeGreaterThan(0);
+    await expect.poll(() => rows().first().innerText()).toMatch(/\d+\.\d\d 秒/);
+  });
+
+  test('batch delete needs a selection; disable greys the row', async () => {
+    await page.getByRole('switch', { name: '批量操作' }).click();
+    await page.getByRole('button', { name: '删除所选渠道' }).click();
+    await expect.poll(() => toast(page, '请先选择要删除的通道！').count()).toBeGreaterThan(0);
+    await page.getByRole('switch', { name: '批量操作' }).click();
+    await rows().first().getByRole('button', { name: '禁 用' }).or(rows().first().getByRole('button', { name: '禁用' })).first().click();
+    await expect.poll(() => rows().first().innerText()).toContain('已禁用');
+    await rows().first().getByRole('button', { name: '启 用' }).or(rows().first().getByRole('button', { name: '启用' })).first().click();
+    await expect.poll(() => rows().first().innerText()).toContain('已启用');
+    expect(opened.errors).toEqual([]);
+  });
+
+  test('screenshots of the channel list and the add form', async () => {
+    await page.goto(`${gw.url}/channel`);
+    await settle(page);
+    await shootAll(page, 'channels');
+    await page.goto(`${gw.url}/channel/add`);
+    await settle(page);
+    await shootAll(page, 'channel-add');
+  });
+});
