@@ -5,9 +5,9 @@ import {
   type Gateway,
   launchBrowser,
   loginViaApi,
+  type OpenedPage,
   openPage,
   poll,
-  type OpenedPage,
   ROOT,
   settle,
   setupViaApi,
@@ -35,8 +35,13 @@ beforeAll(async () => {
   const root = await loginViaApi(page, gw.url, ROOT, '/personal');
   await createUserViaApi(page, gw.url, Number(root.id), ALICE);
   const db = gw.ctx.db.db;
-  aliceId = Number((await db.selectFrom('users').select('id').where('username', '=', 'alice').executeTakeFirstOrThrow()).id);
-  await db.insertInto('channels').values({ type: 1, key: 'sk-x', name: 'openai-main', models: 'gpt-4o', group: 'default' } as never).execute();
+  aliceId = Number(
+    (await db.selectFrom('users').select('id').where('username', '=', 'alice').executeTakeFirstOrThrow()).id,
+  );
+  await db
+    .insertInto('channels')
+    .values({ type: 1, key: 'sk-x', name: 'openai-main', models: 'gpt-4o', group: 'default' } as never)
+    .execute();
   const channel = Number((await db.selectFrom('channels').select('id').executeTakeFirstOrThrow()).id);
   const now = Math.floor(Date.now() / 1000);
   const base = {
@@ -51,16 +56,83 @@ beforeAll(async () => {
     request_id: 'req-e2e',
   };
   const other = (o: Record<string, unknown>) =>
-    JSON.stringify({ model_ratio: 1.25, completion_ratio: 4, group_ratio: 1, model_price: -1, cache_tokens: 0, cache_ratio: 0.5, use_time: 4200, admin_info: { use_channel: [String(channel)] }, ...o });
+    JSON.stringify({
+      model_ratio: 1.25,
+      completion_ratio: 4,
+      group_ratio: 1,
+      model_price: -1,
+      cache_tokens: 0,
+      cache_ratio: 0.5,
+      use_time: 4200,
+      admin_info: { use_channel: [String(channel)] },
+      ...o,
+    });
   // Only the rows below: drop what account creation logged.
   await gw.ctx.logDb.db.deleteFrom('logs').execute();
   await gw.ctx.logDb.db
     .insertInto('logs')
     .values([
-      { ...base, user_id: aliceId, username: 'alice', created_at: now - 30, token_name: 'alice-key', model_name: 'gpt-4o', quota: 13750, prompt_tokens: 1000, completion_tokens: 2500, first_time: 800, other: other({ cache_tokens: 200, is_model_mapped: true, upstream_model_name: 'gpt-4o-2024-08-06', admin_info: { use_channel: ['7', String(channel)] } }) },
-      { ...base, user_id: aliceId, username: 'alice', created_at: now - 20, token_name: 'alice-key', model_name: 'claude-3-haiku', quota: 500, prompt_tokens: 100, completion_tokens: 50, first_time: 12_000, is_stream: 0, other: other({ model_ratio: 0.125 }) },
-      { ...base, user_id: Number(root.id), username: 'root', created_at: now - 10, token_name: 'root-key', model_name: 'gpt-4o', quota: 2000, prompt_tokens: 200, completion_tokens: 300, first_time: 500, other: other({}) },
-      { ...base, user_id: aliceId, username: 'alice', created_at: now - 5, type: 1, content: '通过兑换码充值 $1.000000，兑换码ID 3', token_name: '', model_name: '', quota: 500000, prompt_tokens: 0, completion_tokens: 0, first_time: 0, channel_id: 0, other: '' },
+      {
+        ...base,
+        user_id: aliceId,
+        username: 'alice',
+        created_at: now - 30,
+        token_name: 'alice-key',
+        model_name: 'gpt-4o',
+        quota: 13750,
+        prompt_tokens: 1000,
+        completion_tokens: 2500,
+        first_time: 800,
+        other: other({
+          cache_tokens: 200,
+          is_model_mapped: true,
+          upstream_model_name: 'gpt-4o-2024-08-06',
+          admin_info: { use_channel: ['7', String(channel)] },
+        }),
+      },
+      {
+        ...base,
+        user_id: aliceId,
+        username: 'alice',
+        created_at: now - 20,
+        token_name: 'alice-key',
+        model_name: 'claude-3-haiku',
+        quota: 500,
+        prompt_tokens: 100,
+        completion_tokens: 50,
+        first_time: 12_000,
+        is_stream: 0,
+        other: other({ model_ratio: 0.125 }),
+      },
+      {
+        ...base,
+        user_id: Number(root.id),
+        username: 'root',
+        created_at: now - 10,
+        token_name: 'root-key',
+        model_name: 'gpt-4o',
+        quota: 2000,
+        prompt_tokens: 200,
+        completion_tokens: 300,
+        first_time: 500,
+        other: other({}),
+      },
+      {
+        ...base,
+        user_id: aliceId,
+        username: 'alice',
+        created_at: now - 5,
+        type: 1,
+        content: '通过兑换码充值 $1.000000，兑换码ID 3',
+        token_name: '',
+        model_name: '',
+        quota: 500000,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        first_time: 0,
+        channel_id: 0,
+        other: '',
+      },
     ])
     .execute();
   await page.goto(`${gw.url}/log`);
@@ -85,7 +157,10 @@ describe('usage logs', () => {
 
   test('filters by model and expands a row into the billing explanation', async () => {
     await page.getByLabel('模型名称').fill('gpt-4o');
-    await page.getByRole('button', { name: '搜 索' }).or(page.getByRole('button', { name: '搜索', exact: true })).click();
+    await page
+      .getByRole('button', { name: '搜 索' })
+      .or(page.getByRole('button', { name: '搜索', exact: true }))
+      .click();
     await poll(() => rows(page).count()).toBe(2);
     const aliceRow = rows(page).filter({ hasText: 'alice-key' });
     await aliceRow.locator('.ant-table-row-expand-icon').click();
@@ -120,7 +195,9 @@ describe('usage logs', () => {
     await modal.getByRole('button', { name: /确/ }).click();
     await page.reload();
     await settle(page);
-    expect(JSON.parse((await page.evaluate(() => localStorage.getItem('logs-table-columns'))) ?? '{}')).toMatchObject({ details: false });
+    expect(
+      JSON.parse((await page.evaluate(() => localStorage.getItem('logs-table-columns'))) ?? '{}'),
+    ).toMatchObject({ details: false });
     expect(await page.locator('.ant-table-thead').innerText()).not.toContain('详情');
     await shootAll(page, 'logs');
   });
@@ -138,7 +215,10 @@ describe('usage logs', () => {
     expect(await p.getByLabel('用户名').count()).toBe(0);
     await p.getByRole('combobox').first().click();
     await p.locator('.ant-select-item-option').filter({ hasText: '充值' }).click();
-    await p.getByRole('button', { name: '搜 索' }).or(p.getByRole('button', { name: '搜索', exact: true })).click();
+    await p
+      .getByRole('button', { name: '搜 索' })
+      .or(p.getByRole('button', { name: '搜索', exact: true }))
+      .click();
     await poll(() => rows(p).count()).toBe(1);
     expect(await rows(p).first().innerText()).toContain('充值');
     await shootAll(p, 'logs-user');

@@ -6,9 +6,9 @@ import {
   type Gateway,
   launchBrowser,
   loginViaApi,
+  type OpenedPage,
   openPage,
   poll,
-  type OpenedPage,
   ROOT,
   settle,
   setupViaApi,
@@ -56,7 +56,9 @@ describe('redemption codes', () => {
     await page.locator('.ant-modal-confirm').getByRole('button', { name: '下载' }).click();
     const file = await download;
     expect(file.suggestedFilename()).toBe('e2e-batch.txt');
-    keys = readFileSync(await file.path(), 'utf8').trim().split('\n');
+    keys = readFileSync(await file.path(), 'utf8')
+      .trim()
+      .split('\n');
     expect(keys).toHaveLength(2);
     for (const k of keys) expect(k).toMatch(/^[0-9a-f]{32}$/);
 
@@ -73,7 +75,9 @@ describe('redemption codes', () => {
     await page.getByRole('button', { name: '添加兑换码' }).click();
     await page.locator('#name').fill('x'.repeat(21));
     await page.getByTestId('redemption-submit').click();
-    await poll(() => page.locator('.ant-form-item-explain-error').allInnerTexts()).toContain('名称长度必须在 1-20 个字符之间');
+    await poll(() => page.locator('.ant-form-item-explain-error').allInnerTexts()).toContain(
+      '名称长度必须在 1-20 个字符之间',
+    );
     await page.locator('.ant-drawer').getByRole('button', { name: '取消' }).click();
   });
 
@@ -89,17 +93,26 @@ describe('redemption codes', () => {
     const balance = () => p.getByTestId('wallet-balance').innerText();
     await poll(balance).toContain('$0.00');
 
-    await p.getByRole('button', { name: '兑 换' }).or(p.getByRole('button', { name: '兑换', exact: true })).click();
+    await p
+      .getByRole('button', { name: '兑 换' })
+      .or(p.getByRole('button', { name: '兑换', exact: true }))
+      .click();
     await poll(() => toast(p, '请输入兑换码！').count()).toBeGreaterThan(0);
 
     await p.getByPlaceholder('请输入兑换码').fill(keys[0]);
-    await p.getByRole('button', { name: '兑 换' }).or(p.getByRole('button', { name: '兑换', exact: true })).click();
+    await p
+      .getByRole('button', { name: '兑 换' })
+      .or(p.getByRole('button', { name: '兑换', exact: true }))
+      .click();
     await poll(() => p.locator('.ant-modal-confirm').innerText()).toContain('成功兑换额度：$10.00');
     await p.locator('.ant-modal-confirm').getByRole('button').last().click();
     await poll(balance).toContain('$10.00');
 
     await p.getByPlaceholder('请输入兑换码').fill(keys[0]);
-    await p.getByRole('button', { name: '兑 换' }).or(p.getByRole('button', { name: '兑换', exact: true })).click();
+    await p
+      .getByRole('button', { name: '兑 换' })
+      .or(p.getByRole('button', { name: '兑换', exact: true }))
+      .click();
     await poll(() => toast(p, '兑换失败，该兑换码已被使用').count()).toBeGreaterThan(0);
     await p.reload();
     await settle(p);

@@ -6,9 +6,9 @@ import {
   type Gateway,
   launchBrowser,
   loginViaApi,
+  type OpenedPage,
   openPage,
   poll,
-  type OpenedPage,
   ROOT,
   settle,
   setupViaApi,
@@ -63,7 +63,15 @@ describe('wallet', () => {
 
   test('quotes the amount and enforces the minimum', async () => {
     const o = gw.ctx.options;
-    for (const [k, v] of Object.entries({ ServerAddress: gw.url, PayAddress: epay.url, EpayId: PID, EpayKey: KEY, Price: '7.3', MinTopUp: '2' })) await o.set(k, v);
+    for (const [k, v] of Object.entries({
+      ServerAddress: gw.url,
+      PayAddress: epay.url,
+      EpayId: PID,
+      EpayKey: KEY,
+      Price: '7.3',
+      MinTopUp: '2',
+    }))
+      await o.set(k, v);
     await page.reload();
     await settle(page);
     const amount = page.getByLabel('充值数量');
@@ -96,7 +104,10 @@ describe('wallet', () => {
 
     await cashier.locator('#pay').click();
     await cashier.waitForURL((u) => u.pathname === '/topup' && u.searchParams.get('pay') === 'return');
-    await poll(() => cashier.getByText('网关确认付款后余额会更新', { exact: false }).count(), 15_000).toBeGreaterThan(0);
+    await poll(
+      () => cashier.getByText('网关确认付款后余额会更新', { exact: false }).count(),
+      15_000,
+    ).toBeGreaterThan(0);
     await cashier.close();
 
     await page.reload();
@@ -106,7 +117,12 @@ describe('wallet', () => {
     const orders = page.locator('.ant-table-tbody');
     await poll(() => orders.innerText()).toContain('已到账');
     await poll(() => orders.innerText()).toContain('¥146.00');
-    const logs = await gw.ctx.logDb.db.selectFrom('logs').selectAll().where('type', '=', 1).where('username', '=', ALICE.username).execute();
+    const logs = await gw.ctx.logDb.db
+      .selectFrom('logs')
+      .selectAll()
+      .where('type', '=', 1)
+      .where('username', '=', ALICE.username)
+      .execute();
     expect(logs).toHaveLength(1);
     expect(Number(logs[0].quota)).toBe(20 * 500_000);
     expect(user.errors).toEqual([]);

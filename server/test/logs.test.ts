@@ -18,11 +18,14 @@ for (const engine of DATABASES) {
     const now = Math.floor(Date.now() / 1000);
     const dayAgo = now - 86_400;
 
-    const row = (o: Partial<Insertable<LogsTable>> & { user_id: number; username: string }): Insertable<LogsTable> => ({
+    const row = (
+      o: Partial<Insertable<LogsTable>> & { user_id: number; username: string },
+    ): Insertable<LogsTable> => ({
       created_at: now - 5,
       type: 2,
       content: '',
       token_name: 'default',
+      token_id: 0,
       model_name: 'gpt-4o-mini',
       quota: 100,
       prompt_tokens: 10,
@@ -34,7 +37,12 @@ for (const engine of DATABASES) {
       group: 'default',
       ip: '10.1.2.3',
       request_id: 'req',
-      other: JSON.stringify({ model_ratio: 0.075, group_ratio: 1, completion_ratio: 4, admin_info: { use_channel: [String(channelId)] } }),
+      other: JSON.stringify({
+        model_ratio: 0.075,
+        group_ratio: 1,
+        completion_ratio: 4,
+        admin_info: { use_channel: [String(channelId)] },
+      }),
       ...o,
     });
     const list = async (client: ConsoleClient, path: string) => {
@@ -50,9 +58,23 @@ for (const engine of DATABASES) {
       bob = await loginAs(server, { username: 'bob' });
       await server.ctx.db.db
         .insertInto('channels')
-        .values({ type: 1, key: 'sk-secret', name: 'primary-openai', models: 'gpt-4o-mini', group: 'default' } as never)
+        .values({
+          type: 1,
+          key: 'sk-secret',
+          name: 'primary-openai',
+          models: 'gpt-4o-mini',
+          group: 'default',
+        } as never)
         .execute();
-      channelId = Number((await server.ctx.db.db.selectFrom('channels').select('id').where('name', '=', 'primary-openai').executeTakeFirstOrThrow()).id);
+      channelId = Number(
+        (
+          await server.ctx.db.db
+            .selectFrom('channels')
+            .select('id')
+            .where('name', '=', 'primary-openai')
+            .executeTakeFirstOrThrow()
+        ).id,
+      );
       // Everything the accounts code wrote while creating users is older than these rows.
       await server.ctx.logDb.db.deleteFrom('logs').execute();
       const a = { user_id: alice.userId, username: 'alice' };
@@ -60,12 +82,27 @@ for (const engine of DATABASES) {
       await server.ctx.logDb.db
         .insertInto('logs')
         .values([
-          row({ ...a, created_at: dayAgo, model_name: 'claude-3-haiku', quota: 1000, prompt_tokens: 100, completion_tokens: 50 }),
+          row({
+            ...a,
+            created_at: dayAgo,
+            model_name: 'claude-3-haiku',
+            quota: 1000,
+            prompt_tokens: 100,
+            completion_tokens: 50,
+          }),
           row({ ...a, token_name: 'ci', quota: 200 }),
           row({ ...a, type: 1, quota: 500000, content: 'top-up', model_name: '', other: '', channel_id: 0 }),
           row({ ...a, type: 5, quota: 0, content: 'upstream error', group: 'vip' }),
           row({ ...b, quota: 300, prompt_tokens: 1, completion_tokens: 2, channel_id: 0 }),
-          row({ ...b, type: 3, quota: 0, content: 'admin adjusted', model_name: '', other: '', channel_id: 0 }),
+          row({
+            ...b,
+            type: 3,
+            quota: 0,
+            content: 'admin adjusted',
+            model_name: '',
+            other: '',
+            channel_id: 0,
+          }),
         ])
         .execute();
     });
@@ -80,7 +117,13 @@ for (const engine of DATABASES) {
       expect([...times].sort((x, y) => y - x)).toEqual(times);
       expect(page.items.at(-1)?.model_name).toBe('claude-3-haiku');
       const consume = page.items.find((i) => i.username === 'alice' && i.token_name === 'ci');
-      expect(consume).toMatchObject({ channel: channelId, channel_name: 'primary-openai', ip: '10.1.2.3', is_stream: true, first_time: 300 });
+      expect(consume).toMatchObject({
+        channel: channelId,
+        channel_name: 'primary-openai',
+        ip: '10.1.2.3',
+        is_stream: true,
+        first_time: 300,
+      });
       expect(JSON.parse(consume?.other).admin_info.use_channel).toEqual([String(channelId)]);
 
       const second = await list(admin, '/api/log/?p=2&page_size=4');
@@ -105,7 +148,14 @@ for (const engine of DATABASES) {
     });
 
     it('refuses malformed filters with a 400', async () => {
-      for (const q of ['type=9', 'type=abc', 'page_size=1000', 'page_size=0', 'start_timestamp=yesterday', 'channel=-1']) {
+      for (const q of [
+        'type=9',
+        'type=abc',
+        'page_size=1000',
+        'page_size=0',
+        'start_timestamp=yesterday',
+        'channel=-1',
+      ]) {
         const r = await admin.get(`/api/log/?${q}`);
         expect(r.status, q).toBe(400);
         expect(r.success).toBe(false);
@@ -123,7 +173,11 @@ for (const engine of DATABASES) {
         expect(item).not.toHaveProperty('ip');
         expect(item.other).not.toContain('admin_info');
       }
-      expect(JSON.parse(page.items.find((i) => i.token_name === 'ci')?.other)).toEqual({ model_ratio: 0.075, group_ratio: 1, completion_ratio: 4 });
+      expect(JSON.parse(page.items.find((i) => i.token_name === 'ci')?.other)).toEqual({
+        model_ratio: 0.075,
+        group_ratio: 1,
+        completion_ratio: 4,
+      });
       // Asking for someone else's rows or a channel changes nothing.
       expect((await list(alice, '/api/log/self/?username=bob')).total).toBe(4);
       expect((await list(alice, `/api/log/self/?channel=${channelId}`)).total).toBe(4);
@@ -131,19 +185,41 @@ for (const engine of DATABASES) {
     });
 
     it('keeps the admin endpoints for admins', async () => {
-      for (const r of [await alice.get('/api/log/'), await alice.get('/api/log/stat'), await alice.del(`/api/log/?target_timestamp=${now}`)]) {
+      for (const r of [
+        await alice.get('/api/log/'),
+        await alice.get('/api/log/stat'),
+        await alice.del(`/api/log/?target_timestamp=${now}`),
+      ]) {
         expect(r.status).toBe(403);
       }
     });
 
     it('sums consumption and measures the last minute', async () => {
       const all = (await admin.get('/api/log/stat')).data;
-      expect(all).toEqual({ quota: 1500, prompt_tokens: 111, completion_tokens: 72, total_tokens: 183, rpm: 2, tpm: 33 });
+      expect(all).toEqual({
+        quota: 1500,
+        prompt_tokens: 111,
+        completion_tokens: 72,
+        total_tokens: 183,
+        rpm: 2,
+        tpm: 33,
+      });
       const recent = (await admin.get(`/api/log/stat?start_timestamp=${now - 3600}&type=1`)).data;
       expect(recent).toMatchObject({ quota: 500, rpm: 2, tpm: 33 });
-      expect((await admin.get('/api/log/stat?username=bob')).data).toMatchObject({ quota: 300, rpm: 1, tpm: 3 });
+      expect((await admin.get('/api/log/stat?username=bob')).data).toMatchObject({
+        quota: 300,
+        rpm: 1,
+        tpm: 3,
+      });
       const own = (await alice.get('/api/log/self/stat?username=bob')).data;
-      expect(own).toEqual({ quota: 1200, prompt_tokens: 110, completion_tokens: 70, total_tokens: 180, rpm: 1, tpm: 30 });
+      expect(own).toEqual({
+        quota: 1200,
+        prompt_tokens: 110,
+        completion_tokens: 70,
+        total_tokens: 180,
+        rpm: 1,
+        tpm: 30,
+      });
       expect((await alice.get('/api/log/self/stat?token_name=nothing')).data).toEqual({
         quota: 0,
         prompt_tokens: 0,

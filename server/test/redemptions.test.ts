@@ -11,10 +11,31 @@ for (const engine of DATABASES) {
     let alice: ConsoleClient & { userId: number };
 
     const balance = async (userId: number) =>
-      Number((await server.ctx.db.db.selectFrom('users').select('quota').where('id', '=', userId).executeTakeFirstOrThrow()).quota);
+      Number(
+        (
+          await server.ctx.db.db
+            .selectFrom('users')
+            .select('quota')
+            .where('id', '=', userId)
+            .executeTakeFirstOrThrow()
+        ).quota,
+      );
     const topupLogs = (userId: number) =>
-      server.ctx.logDb.db.selectFrom('logs').selectAll().where('user_id', '=', userId).where('type', '=', 1).execute();
-    const codeCount = async () => Number((await server.ctx.db.db.selectFrom('redemptions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      server.ctx.logDb.db
+        .selectFrom('logs')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('type', '=', 1)
+        .execute();
+    const codeCount = async () =>
+      Number(
+        (
+          await server.ctx.db.db
+            .selectFrom('redemptions')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const create = async (body: Record<string, unknown>) => {
       const r = await admin.post('/api/redemption/', body);
       expect(r.success, r.message).toBe(true);
@@ -42,7 +63,12 @@ for (const engine of DATABASES) {
       expect(list.data.page).toBe(1);
       expect(list.data.items).toHaveLength(2);
       expect(list.data.items[0].id).toBeGreaterThan(list.data.items[1].id);
-      expect(list.data.items[0]).toMatchObject({ name: 'batch-a', quota: 100000, status: 1, used_user_id: 0 });
+      expect(list.data.items[0]).toMatchObject({
+        name: 'batch-a',
+        quota: 100000,
+        status: 1,
+        used_user_id: 0,
+      });
     });
 
     it('names an unnamed batch after its quota', async () => {
@@ -91,7 +117,11 @@ for (const engine of DATABASES) {
       const byId = await admin.get(`/api/redemption/search?keyword=${code.id}`);
       expect(byId.data.items.map((c: { id: number }) => c.id)).toContain(code.id);
       expect((await admin.get('/api/redemption/search?keyword=100%25')).data.items).toEqual([]);
-      expect((await admin.get(`/api/redemption/${code.id}`)).data).toMatchObject({ id: code.id, key, quota: 7 });
+      expect((await admin.get(`/api/redemption/${code.id}`)).data).toMatchObject({
+        id: code.id,
+        key,
+        quota: 7,
+      });
     });
 
     it('redeems a code once, credits the quota and records a top-up log row', async () => {
@@ -104,7 +134,9 @@ for (const engine of DATABASES) {
       const code = await byKey(key);
       expect(code).toMatchObject({ status: 3, used_user_id: alice.userId });
       const logs = await topupLogs(alice.userId);
-      expect(logs.some((l) => Number(l.quota) === 250000 && l.content?.includes(`兑换码ID ${code.id}`))).toBe(true);
+      expect(logs.some((l) => Number(l.quota) === 250000 && l.content?.includes(`兑换码ID ${code.id}`))).toBe(
+        true,
+      );
 
       const again = await alice.post('/api/user/topup', { key });
       expect(again.status).toBe(400);
@@ -116,7 +148,9 @@ for (const engine of DATABASES) {
       const bob = await loginAs(server, { username: 'bob' });
       const [disabledKey, deletedKey] = await create({ name: 'nope', quota: 5, count: 2 });
       const disabled = await byKey(disabledKey);
-      expect((await admin.put('/api/redemption/?status_only=true', { id: disabled.id, status: 2 })).success).toBe(true);
+      expect(
+        (await admin.put('/api/redemption/?status_only=true', { id: disabled.id, status: 2 })).success,
+      ).toBe(true);
       const deleted = await byKey(deletedKey);
       expect((await admin.del(`/api/redemption/${deleted.id}/`)).success).toBe(true);
       expect((await admin.get(`/api/redemption/${deleted.id}`)).status).toBe(404);
@@ -145,7 +179,9 @@ for (const engine of DATABASES) {
       const edited = await admin.put('/api/redemption/', { id: code.id, name: '改名', quota: 20 });
       expect(edited.success, edited.message).toBe(true);
       expect(edited.data).toMatchObject({ name: '改名', quota: 20 });
-      expect((await admin.put('/api/redemption/', { id: code.id, name: '', quota: 20 })).message).toBe('兑换码名称长度必须在1-20之间');
+      expect((await admin.put('/api/redemption/', { id: code.id, name: '', quota: 20 })).message).toBe(
+        '兑换码名称长度必须在1-20之间',
+      );
 
       expect((await alice.post('/api/user/topup', { key })).data).toBe(20);
       const used = await admin.put('/api/redemption/', { id: code.id, name: 'again', quota: 999 });
@@ -154,14 +190,20 @@ for (const engine of DATABASES) {
       const enable = await admin.put('/api/redemption/?status_only=true', { id: code.id, status: 1 });
       expect(enable.status).toBe(400);
       expect(await byKey(key)).toMatchObject({ status: 3, quota: 20, name: '改名' });
-      expect((await admin.put('/api/redemption/?status_only=true', { id: code.id, status: 3 })).status).toBe(400);
+      expect((await admin.put('/api/redemption/?status_only=true', { id: code.id, status: 3 })).status).toBe(
+        400,
+      );
       expect((await admin.put('/api/redemption/', { id: 999999, name: 'x', quota: 1 })).status).toBe(404);
     });
 
     it('credits once when 50 requests race for one code', async () => {
       const [key] = await create({ name: 'race', quota: 333333 });
-      const racers = await Promise.all(Array.from({ length: 5 }, (_, i) => loginAs(server, { username: `racer${i}` })));
-      const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => racers[i % 5].post('/api/user/topup', { key })));
+      const racers = await Promise.all(
+        Array.from({ length: 5 }, (_, i) => loginAs(server, { username: `racer${i}` })),
+      );
+      const replies = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => racers[i % 5].post('/api/user/topup', { key })),
+      );
       const winners = replies.filter((r) => r.success);
       expect(winners).toHaveLength(1);
       for (const r of replies.filter((x) => !x.success)) {
@@ -177,7 +219,8 @@ for (const engine of DATABASES) {
 
     it('slows down a user who keeps trying wrong codes', async () => {
       const guesser = await loginAs(server, { username: 'guesser' });
-      for (let i = 0; i < 10; i++) expect((await guesser.post('/api/user/topup', { key: `wrong${i}` })).status).toBe(400);
+      for (let i = 0; i < 10; i++)
+        expect((await guesser.post('/api/user/topup', { key: `wrong${i}` })).status).toBe(400);
       const [key] = await create({ name: 'later', quota: 1 });
       const r = await guesser.post('/api/user/topup', { key });
       expect(r.status).toBe(429);

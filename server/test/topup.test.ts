@@ -16,15 +16,41 @@ for (const engine of DATABASES) {
     let alice: ConsoleClient & { userId: number };
 
     const balance = async (userId: number) =>
-      Number((await server.ctx.db.db.selectFrom('users').select('quota').where('id', '=', userId).executeTakeFirstOrThrow()).quota);
+      Number(
+        (
+          await server.ctx.db.db
+            .selectFrom('users')
+            .select('quota')
+            .where('id', '=', userId)
+            .executeTakeFirstOrThrow()
+        ).quota,
+      );
     const topupLogs = (userId: number) =>
-      server.ctx.logDb.db.selectFrom('logs').selectAll().where('user_id', '=', userId).where('type', '=', 1).execute();
-    const order = (tradeNo: string) => server.ctx.db.db.selectFrom('top_ups').selectAll().where('trade_no', '=', tradeNo).executeTakeFirstOrThrow();
+      server.ctx.logDb.db
+        .selectFrom('logs')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('type', '=', 1)
+        .execute();
+    const order = (tradeNo: string) =>
+      server.ctx.db.db
+        .selectFrom('top_ups')
+        .selectAll()
+        .where('trade_no', '=', tradeNo)
+        .executeTakeFirstOrThrow();
     const setOptions = async (o: Record<string, string>) => {
       for (const [k, v] of Object.entries(o)) await server.ctx.options.set(k, v);
     };
     const enable = () =>
-      setOptions({ ServerAddress: server.url, PayAddress: epay.url, EpayId: PID, EpayKey: KEY, Price: '7.3', MinTopUp: '1', DisplayInCurrencyEnabled: 'true' });
+      setOptions({
+        ServerAddress: server.url,
+        PayAddress: epay.url,
+        EpayId: PID,
+        EpayKey: KEY,
+        Price: '7.3',
+        MinTopUp: '1',
+        DisplayInCurrencyEnabled: 'true',
+      });
 
     /** Creates an order as the browser would: /api/user/pay, then the hidden form POST to the gateway. */
     const checkout = async (client: ConsoleClient, amount: number, method: 'zfb' | 'wx' = 'zfb') => {
@@ -59,7 +85,8 @@ for (const engine of DATABASES) {
       await setOptions({ PayAddress: epay.url, EpayId: PID, EpayKey: KEY });
       expect((await alice.post('/api/user/amount', { amount: 10 })).message).toBe('管理员未开启在线充值！');
       expect(await server.ctx.db.db.selectFrom('top_ups').selectAll().execute()).toEqual([]);
-      const status = async () => (await (await fetch(`${server.url}/api/status`)).json()).data;
+      const status = async () =>
+        ((await (await fetch(`${server.url}/api/status`)).json()) as { data: Record<string, unknown> }).data;
       expect((await status()).enable_online_topup).toBe(false);
       await setOptions({ ServerAddress: server.url });
       expect(await status()).toMatchObject({ enable_online_topup: true, price: 7.3, min_topup: 1 });
@@ -74,7 +101,9 @@ for (const engine of DATABASES) {
       const low = await alice.post('/api/user/amount', { amount: 3 });
       expect(low.status).toBe(400);
       expect(low.message).toBe('充值数量不能小于 5');
-      expect((await alice.post('/api/user/pay', { amount: 3, payment_method: 'wx' })).message).toBe('充值数量不能小于 5');
+      expect((await alice.post('/api/user/pay', { amount: 3, payment_method: 'wx' })).message).toBe(
+        '充值数量不能小于 5',
+      );
       await setOptions({ MinTopUp: '1' });
 
       for (const [body, message] of [
@@ -98,7 +127,9 @@ for (const engine of DATABASES) {
 
       // Without currency display the amount is quota: the minimum is MinTopUp x QuotaPerUnit.
       await setOptions({ DisplayInCurrencyEnabled: 'false' });
-      expect((await alice.post('/api/user/amount', { amount: 400000 })).message).toBe('充值数量不能小于 500000');
+      expect((await alice.post('/api/user/amount', { amount: 400000 })).message).toBe(
+        '充值数量不能小于 500000',
+      );
       expect((await alice.post('/api/user/amount', { amount: 1_000_000 })).data).toBe('14.60');
       await setOptions({ DisplayInCurrencyEnabled: 'true' });
     });
@@ -153,7 +184,9 @@ for (const engine of DATABASES) {
       };
       params.sign = epayMd5(params, KEY);
       params.sign_type = 'MD5';
-      const posted = await Promise.all(Array.from({ length: 10 }, () => epay.notify(`${server.url}/api/user/epay/notify`, params, 'POST')));
+      const posted = await Promise.all(
+        Array.from({ length: 10 }, () => epay.notify(`${server.url}/api/user/epay/notify`, params, 'POST')),
+      );
       expect(posted.every((r) => r === 'success')).toBe(true);
       expect(await balance(alice.userId)).toBe(before + 3 * 500_000);
     });
@@ -167,13 +200,22 @@ for (const engine of DATABASES) {
       expect(await epay.pay(fields.out_trade_no, { signWith: 'not-the-key' })).toEqual(['fail']);
       expect(await epay.pay(fields.out_trade_no, { override: { money: '0.01' } })).toEqual(['fail']);
       expect(await epay.pay(fields.out_trade_no, { override: { pid: '999' } })).toEqual(['fail']);
-      expect(await epay.pay(fields.out_trade_no, { override: { out_trade_no: 'USR1NOnothing' } })).toEqual(['fail']);
-      const unsigned = { pid: PID, out_trade_no: fields.out_trade_no, money: fields.money, trade_status: 'TRADE_SUCCESS' };
+      expect(await epay.pay(fields.out_trade_no, { override: { out_trade_no: 'USR1NOnothing' } })).toEqual([
+        'fail',
+      ]);
+      const unsigned = {
+        pid: PID,
+        out_trade_no: fields.out_trade_no,
+        money: fields.money,
+        trade_status: 'TRADE_SUCCESS',
+      };
       expect(await epay.notify(notifyUrl, unsigned)).toBe('fail');
       const tampered = { ...unsigned, sign: epayMd5(unsigned, KEY), sign_type: 'MD5', money: '1000.00' };
       expect(await epay.notify(notifyUrl, tampered)).toBe('fail');
       // A correctly signed notice of an unpaid state is acknowledged but changes nothing.
-      expect(await epay.pay(fields.out_trade_no, { override: { trade_status: 'WAIT_BUYER_PAY' } })).toEqual(['success']);
+      expect(await epay.pay(fields.out_trade_no, { override: { trade_status: 'WAIT_BUYER_PAY' } })).toEqual([
+        'success',
+      ]);
 
       expect(await balance(alice.userId)).toBe(before);
       expect((await order(fields.out_trade_no)).status).toBe('pending');
@@ -184,7 +226,10 @@ for (const engine of DATABASES) {
     });
 
     it('sends the buyer back to the wallet page', async () => {
-      const res = await fetch(`${server.url}/api/user/epay/return?out_trade_no=USR1NOabc&trade_status=TRADE_SUCCESS`, { redirect: 'manual' });
+      const res = await fetch(
+        `${server.url}/api/user/epay/return?out_trade_no=USR1NOabc&trade_status=TRADE_SUCCESS`,
+        { redirect: 'manual' },
+      );
       expect(res.status).toBe(302);
       expect(res.headers.get('location')).toBe('/topup?pay=return&trade_no=USR1NOabc');
     });
@@ -203,7 +248,10 @@ for (const engine of DATABASES) {
       const owners = new Set(all.data.items.map((o: { username: string }) => o.username));
       expect(owners).toEqual(new Set(['alice', 'bob']));
       expect((await admin.get('/api/user/topup/orders?mine=true')).data.total).toBe(0);
-      expect((await new (alice.constructor as typeof ConsoleClient)(server.url).get('/api/user/topup/orders')).status).toBe(401);
+      expect(
+        (await new (alice.constructor as typeof ConsoleClient)(server.url).get('/api/user/topup/orders'))
+          .status,
+      ).toBe(401);
     });
   });
 }

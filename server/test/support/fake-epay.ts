@@ -15,7 +15,10 @@ export interface FakeEpay {
   /** Submissions refused because their signature did not verify. */
   rejected: Array<Record<string, string>>;
   /** Sends the TRADE_SUCCESS notification for an order `times` times (all at once when `parallel`). */
-  pay(outTradeNo: string, opts?: { times?: number; parallel?: boolean; override?: Record<string, string>; signWith?: string }): Promise<string[]>;
+  pay(
+    outTradeNo: string,
+    opts?: { times?: number; parallel?: boolean; override?: Record<string, string>; signWith?: string },
+  ): Promise<string[]>;
   /** Sends an arbitrary notification (already signed or not) to a notify URL; returns the plain-text reply. */
   notify(notifyUrl: string, params: Record<string, string>, method?: 'GET' | 'POST'): Promise<string>;
   close(): Promise<void>;
@@ -27,7 +30,9 @@ export function epayMd5(params: Record<string, string>, key: string): string {
     .sort()
     .map((k) => `${k}=${params[k]}`)
     .join('&');
-  return createHash('md5').update(text + key).digest('hex');
+  return createHash('md5')
+    .update(text + key)
+    .digest('hex');
 }
 
 async function readForm(req: IncomingMessage): Promise<Record<string, string>> {
@@ -36,10 +41,15 @@ async function readForm(req: IncomingMessage): Promise<Record<string, string>> {
   return Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
 }
 
-const html = (body: string) => `<!doctype html><html><head><meta charset="utf-8"><title>Fake Epay</title></head><body>${body}</body></html>`;
+const html = (body: string) =>
+  `<!doctype html><html><head><meta charset="utf-8"><title>Fake Epay</title></head><body>${body}</body></html>`;
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-export async function startFakeEpay(opts: { pid: string; key: string; duplicates?: number }): Promise<FakeEpay> {
+export async function startFakeEpay(opts: {
+  pid: string;
+  key: string;
+  duplicates?: number;
+}): Promise<FakeEpay> {
   const orders = new Map<string, Record<string, string>>();
   const rejected: Array<Record<string, string>> = [];
   let seq = 0;
@@ -91,12 +101,14 @@ export async function startFakeEpay(opts: { pid: string; key: string; duplicates
           return;
         }
         orders.set(form.out_trade_no, form);
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(
-          html(
-            `<h1>收银台</h1><p id="order">${esc(form.out_trade_no)}</p><p id="money">${esc(form.money)}</p><p id="type">${esc(form.type)}</p>` +
-              `<form method="post" action="/pay"><input type="hidden" name="out_trade_no" value="${esc(form.out_trade_no)}"><button id="pay" type="submit">确认支付</button></form>`,
-          ),
-        );
+        res
+          .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+          .end(
+            html(
+              `<h1>收银台</h1><p id="order">${esc(form.out_trade_no)}</p><p id="money">${esc(form.money)}</p><p id="type">${esc(form.type)}</p>` +
+                `<form method="post" action="/pay"><input type="hidden" name="out_trade_no" value="${esc(form.out_trade_no)}"><button id="pay" type="submit">确认支付</button></form>`,
+            ),
+          );
         return;
       }
       if (req.method === 'POST' && url.pathname === '/pay') {

@@ -4,7 +4,8 @@ import type { Database } from '../../db/schema.ts';
 
 /** Query strings arrive as text; an empty value means "not set". */
 const blank = (v: unknown) => (v === '' || v === null ? undefined : v);
-const optInt = (min: number, max = Number.MAX_SAFE_INTEGER) => z.preprocess(blank, z.coerce.number().int().min(min).max(max).optional());
+const optInt = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.preprocess(blank, z.coerce.number().int().min(min).max(max).optional());
 const optText = z.preprocess(blank, z.string().trim().max(191).optional());
 
 /** Filters shared by the list and stat endpoints (spec 001 §7 "Logs"). */
@@ -32,7 +33,11 @@ type LogQuery<O> = SelectQueryBuilder<Database, 'logs', O>;
  * Applies every filter that is set. `withTime: false` leaves out the time range (the rpm/tpm window sets its
  * own) and `withType: false` leaves out the type (stats count consumption only).
  */
-export function applyLogFilter<O>(q: LogQuery<O>, f: LogFilter, opts: { withTime?: boolean; withType?: boolean } = {}): LogQuery<O> {
+export function applyLogFilter<O>(
+  q: LogQuery<O>,
+  f: LogFilter,
+  opts: { withTime?: boolean; withType?: boolean } = {},
+): LogQuery<O> {
   const { withTime = true, withType = true } = opts;
   if (f.user_id !== undefined) q = q.where('user_id', '=', f.user_id);
   if (withType && f.type) q = q.where('type', '=', f.type);

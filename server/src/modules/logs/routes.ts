@@ -23,14 +23,19 @@ export function logsFeature(app: FastifyInstance, ctx: AppContext): void {
   const page = (query: unknown, self: { userId: number } | null) => {
     const q = parseOr400(logPageSchema, query);
     const { p, page_size, ...rest } = q;
-    const filter: LogFilter = self ? { ...rest, username: undefined, channel: undefined, user_id: self.userId } : rest;
+    const filter: LogFilter = self
+      ? { ...rest, username: undefined, channel: undefined, user_id: self.userId }
+      : rest;
     return { filter, page: Math.max(1, p ?? 1), pageSize: page_size ?? 10 };
   };
 
   app.get('/log/', admin, async (req) => {
     const { filter, page: p, pageSize } = page(req.query, null);
     const res = await listLogs(ctx.logDb, filter, p, pageSize);
-    const names = await channelNames(ctx.db, res.rows.map((r) => Number(r.channel_id)));
+    const names = await channelNames(
+      ctx.db,
+      res.rows.map((r) => Number(r.channel_id)),
+    );
     const items = res.rows.map((r) => adminItem(r, names.get(Number(r.channel_id)) ?? ''));
     return ok({ items, page: p, page_size: pageSize, total: res.total, total_capped: res.capped });
   });
@@ -38,7 +43,13 @@ export function logsFeature(app: FastifyInstance, ctx: AppContext): void {
   app.get('/log/self/', user, async (req) => {
     const { filter, page: p, pageSize } = page(req.query, { userId: req.user!.id });
     const res = await listLogs(ctx.logDb, filter, p, pageSize);
-    return ok({ items: res.rows.map(selfItem), page: p, page_size: pageSize, total: res.total, total_capped: res.capped });
+    return ok({
+      items: res.rows.map(selfItem),
+      page: p,
+      page_size: pageSize,
+      total: res.total,
+      total_capped: res.capped,
+    });
   });
 
   app.get('/log/stat', admin, async (req) => {
@@ -53,7 +64,8 @@ export function logsFeature(app: FastifyInstance, ctx: AppContext): void {
 
   app.delete('/log/', admin, async (req) => {
     const { target_timestamp } = parseOr400(cleanupSchema, req.query);
-    if (target_timestamp > Math.floor(Date.now() / 1000) + 86_400) throw new ApiError('target_timestamp must be unix seconds and not in the future');
+    if (target_timestamp > Math.floor(Date.now() / 1000) + 86_400)
+      throw new ApiError('target_timestamp must be unix seconds and not in the future');
     const count = await deleteLogsBefore(ctx.logDb, target_timestamp);
     req.log.info({ by: req.user!.id, before: target_timestamp, count }, 'usage logs cleaned');
     return ok(count, `${count} log rows deleted`);

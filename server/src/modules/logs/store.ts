@@ -31,7 +31,12 @@ export async function listLogs(handle: Db, f: LogFilter, page: number, pageSize:
       .offset((page - 1) * pageSize)
       .execute(),
     db
-      .selectFrom(filtered.select(sql<number>`1`.as('one')).limit(COUNT_CAP + 1).as('t'))
+      .selectFrom(
+        filtered
+          .select(sql<number>`1`.as('one'))
+          .limit(COUNT_CAP + 1)
+          .as('t'),
+      )
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow(),
   ]);
@@ -51,7 +56,11 @@ export interface LogStat {
 }
 
 /** Sums of consumption (type 2) under the filters; rpm/tpm look at the last minute whatever the time range. */
-export async function statLogs(handle: Db, f: LogFilter, now = Math.floor(Date.now() / 1000)): Promise<LogStat> {
+export async function statLogs(
+  handle: Db,
+  f: LogFilter,
+  now = Math.floor(Date.now() / 1000),
+): Promise<LogStat> {
   const db = handle.db;
   const [sums, recent] = await Promise.all([
     applyLogFilter(db.selectFrom('logs'), f, { withType: false })
@@ -65,7 +74,10 @@ export async function statLogs(handle: Db, f: LogFilter, now = Math.floor(Date.n
     applyLogFilter(db.selectFrom('logs'), f, { withType: false, withTime: false })
       .where('type', '=', LOG_TYPE_CONSUME)
       .where('created_at', '>=', now - 60)
-      .select((eb) => [eb.fn.countAll<number>().as('requests'), sql<number>`sum(prompt_tokens + completion_tokens)`.as('tokens')])
+      .select((eb) => [
+        eb.fn.countAll<number>().as('requests'),
+        sql<number>`sum(prompt_tokens + completion_tokens)`.as('tokens'),
+      ])
       .executeTakeFirstOrThrow(),
   ]);
   const prompt = Number(sums.prompt_tokens ?? 0);
@@ -90,6 +102,10 @@ export async function deleteLogsBefore(handle: Db, before: number): Promise<numb
 export async function channelNames(handle: Db, ids: number[]): Promise<Map<number, string>> {
   const unique = [...new Set(ids.filter((id) => id > 0))];
   if (unique.length === 0) return new Map();
-  const rows = await handle.db.selectFrom('channels').select(['id', 'name']).where('id', 'in', unique).execute();
+  const rows = await handle.db
+    .selectFrom('channels')
+    .select(['id', 'name'])
+    .where('id', 'in', unique)
+    .execute();
   return new Map(rows.map((r) => [Number(r.id), r.name]));
 }

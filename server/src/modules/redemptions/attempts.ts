@@ -9,7 +9,11 @@ export interface AttemptLimiter {
   fail(userId: number): Promise<void>;
 }
 
-export function createAttemptLimiter(opts: { max: number; windowSec: number; redis?: Redis }): AttemptLimiter {
+export function createAttemptLimiter(opts: {
+  max: number;
+  windowSec: number;
+  redis?: Redis;
+}): AttemptLimiter {
   const { max, windowSec, redis } = opts;
   if (redis) {
     const key = (id: number) => `redeem-fail:${id}`;

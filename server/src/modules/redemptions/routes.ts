@@ -5,9 +5,27 @@ import { ApiError, ok } from '../../infra/envelope.ts';
 import { parseOr400 } from '../../infra/validate.ts';
 import { requireAdmin, requireUser } from '../auth/guard.ts';
 import { createAttemptLimiter } from './attempts.ts';
-import { checkName, createSchema, idParam, pageQuery, paging, parseBody, redeemSchema, statusSchema, updateSchema } from './schemas.ts';
+import {
+  checkName,
+  createSchema,
+  idParam,
+  pageQuery,
+  paging,
+  parseBody,
+  redeemSchema,
+  statusSchema,
+  updateSchema,
+} from './schemas.ts';
 import { redeem } from './service.ts';
-import { getCode, insertCodes, listCodes, type Redemption, setCodeStatus, softDeleteCode, updateUnusedCode } from './store.ts';
+import {
+  getCode,
+  insertCodes,
+  listCodes,
+  type Redemption,
+  setCodeStatus,
+  softDeleteCode,
+  updateUnusedCode,
+} from './store.ts';
 
 const present = (r: Redemption) => ({
   id: Number(r.id),
@@ -54,21 +72,33 @@ export function redemptionsFeature(app: FastifyInstance, ctx: AppContext): void 
   app.post('/redemption/', admin, async (req) => {
     const body = parseBody(createSchema, req.body);
     const name = validName(
-      body.name || renderQuota(body.quota, { quotaPerUnit: ctx.options.float('QuotaPerUnit'), displayInCurrency: ctx.options.bool('DisplayInCurrencyEnabled') }),
+      body.name ||
+        renderQuota(body.quota, {
+          quotaPerUnit: ctx.options.float('QuotaPerUnit'),
+          displayInCurrency: ctx.options.bool('DisplayInCurrencyEnabled'),
+        }),
     );
-    const keys = await insertCodes(ctx.db.db, { creatorId: req.user!.id, name, quota: body.quota, count: body.count });
+    const keys = await insertCodes(ctx.db.db, {
+      creatorId: req.user!.id,
+      name,
+      quota: body.quota,
+      count: body.count,
+    });
     return ok(keys, '兑换码创建成功！');
   });
 
   app.put('/redemption/', admin, async (req) => {
-    const statusOnly = ['true', '1'].includes(String((req.query as Record<string, unknown>)?.status_only ?? ''));
+    const statusOnly = ['true', '1'].includes(
+      String((req.query as Record<string, unknown>)?.status_only ?? ''),
+    );
     let id: number;
     if (statusOnly) {
       const body = parseBody(statusSchema, req.body);
       id = body.id;
       const before = await getCode(ctx.db.db, id);
       if (!before) throw new ApiError('兑换码不存在', 404);
-      if (!(await setCodeStatus(ctx.db.db, id, body.status))) throw new ApiError('已使用的兑换码不能启用或禁用');
+      if (!(await setCodeStatus(ctx.db.db, id, body.status)))
+        throw new ApiError('已使用的兑换码不能启用或禁用');
     } else {
       const body = parseBody(updateSchema, req.body);
       id = body.id;

@@ -10,9 +10,16 @@ export const pageQuery = z.object({
   keyword: z.preprocess(blank, z.string().max(100).optional()),
 });
 
-export const paging = (q: z.infer<typeof pageQuery>) => ({ page: Math.max(1, q.p ?? 1), pageSize: q.page_size ?? 10 });
+export const paging = (q: z.infer<typeof pageQuery>) => ({
+  page: Math.max(1, q.p ?? 1),
+  pageSize: q.page_size ?? 10,
+});
 
-const quota = z.number({ error: '额度必须是大于 0 的整数' }).int('额度必须是大于 0 的整数').positive('额度必须是大于 0 的整数').max(Number.MAX_SAFE_INTEGER);
+const quota = z
+  .number({ error: '额度必须是大于 0 的整数' })
+  .int('额度必须是大于 0 的整数')
+  .positive('额度必须是大于 0 的整数')
+  .max(Number.MAX_SAFE_INTEGER);
 const name = z.string({ error: '兑换码名称必须是文本' }).trim();
 
 export const createSchema = z.object({
@@ -34,7 +41,9 @@ export const statusSchema = z.object({
 });
 
 export const idParam = z.object({ id: z.coerce.number().int().positive('无效的兑换码 ID') });
-export const redeemSchema = z.object({ key: z.string({ error: '请输入兑换码！' }).max(128, '兑换失败，无效的兑换码') });
+export const redeemSchema = z.object({
+  key: z.string({ error: '请输入兑换码！' }).max(128, '兑换失败，无效的兑换码'),
+});
 
 /** Names are 1..20 characters (not bytes: Chinese names count one per character). */
 export function checkName(n: string): void {

@@ -14,7 +14,13 @@ const REFUSALS = {
  * Redeems a code for a user: the code is marked used and the quota credited (with its top-up log row) in one
  * transaction, so a code pays out once however many requests race for it. Returns the quota added.
  */
-export async function redeem(ctx: AppContext, limiter: AttemptLimiter, userId: number, rawKey: string, ip: string): Promise<number> {
+export async function redeem(
+  ctx: AppContext,
+  limiter: AttemptLimiter,
+  userId: number,
+  rawKey: string,
+  ip: string,
+): Promise<number> {
   const key = rawKey.trim();
   if (!key) throw new ApiError('请输入兑换码！');
   if (await limiter.blocked(userId)) throw new ApiError('兑换失败次数过多，请稍后再试', 429);

@@ -10,7 +10,9 @@ export function epaySign(params: Record<string, string | undefined>, key: string
     .sort()
     .map((k) => `${k}=${params[k]}`)
     .join('&');
-  return createHash('md5').update(text + key, 'utf8').digest('hex');
+  return createHash('md5')
+    .update(text + key, 'utf8')
+    .digest('hex');
 }
 
 export function epayVerify(params: Record<string, string | undefined>, key: string): boolean {

@@ -11,7 +11,11 @@ import { listOrders } from './store.ts';
 
 const amount = z.preprocess(
   (v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v),
-  z.number({ error: '请输入充值数量' }).int('充值数量必须是整数').positive('充值数量必须大于 0').max(1e12, '充值数量过大'),
+  z
+    .number({ error: '请输入充值数量' })
+    .int('充值数量必须是整数')
+    .positive('充值数量必须大于 0')
+    .max(1e12, '充值数量过大'),
 );
 const amountSchema = z.object({ amount, top_up_code: z.string().max(64).optional() });
 const paySchema = amountSchema.extend({
@@ -20,7 +24,9 @@ const paySchema = amountSchema.extend({
 
 /** Every parameter of a gateway notification as text (query string for GET, form body for POST). */
 function notifyParams(req: FastifyRequest): Record<string, string> {
-  const src = (req.method === 'POST' && req.body && typeof req.body === 'object' ? req.body : req.query) as Record<string, unknown>;
+  const src = (
+    req.method === 'POST' && req.body && typeof req.body === 'object' ? req.body : req.query
+  ) as Record<string, unknown>;
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(src ?? {})) if (typeof v === 'string') out[k] = v;
   return out;
@@ -64,7 +70,11 @@ export function topupFeature(app: FastifyInstance, ctx: AppContext): void {
     const q = parseOr400(pageQuery.extend({ mine: z.string().optional() }), req.query);
     const { page, pageSize } = paging(q);
     const all = isAdmin(req.user!.role) && q.mine !== 'true';
-    const { items, total } = await listOrders(ctx.db.db, { userId: all ? undefined : req.user!.id, page, pageSize });
+    const { items, total } = await listOrders(ctx.db.db, {
+      userId: all ? undefined : req.user!.id,
+      page,
+      pageSize,
+    });
     return ok({ items, page, page_size: pageSize, total });
   });
 }

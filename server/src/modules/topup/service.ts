@@ -24,7 +24,12 @@ export interface PayForm {
 }
 
 /** Creates a pending order and the signed form the browser posts to the gateway's submit.php. */
-export async function createPayment(ctx: AppContext, user: { id: number; group: string }, amount: number, method: PaymentMethod): Promise<PayForm> {
+export async function createPayment(
+  ctx: AppContext,
+  user: { id: number; group: string },
+  amount: number,
+  method: PaymentMethod,
+): Promise<PayForm> {
   const s = enabledSettings(ctx);
   const { quota, money } = quoteTopup(s, amount, user.group);
   const tradeNo = newTradeNo(user.id);
@@ -51,7 +56,10 @@ const cents = (v: number | string) => Math.round(Number(v) * 100);
  * the same transaction as the credit, so repeated or concurrent notices credit once. Returns what Epay
  * expects to read back: "success" (received, do not resend) or "fail".
  */
-export async function handleNotify(ctx: AppContext, params: Record<string, string>): Promise<'success' | 'fail'> {
+export async function handleNotify(
+  ctx: AppContext,
+  params: Record<string, string>,
+): Promise<'success' | 'fail'> {
   const s = paymentSettings(ctx.options);
   if (!onlineTopupEnabled(s)) return 'fail';
   if (!epayVerify(params, s.epayKey)) {
@@ -69,7 +77,10 @@ export async function handleNotify(ctx: AppContext, params: Record<string, strin
     return 'fail';
   }
   if (!Number.isFinite(Number(params.money)) || cents(params.money) !== cents(order.money)) {
-    ctx.log.warn({ out_trade_no: order.trade_no, paid: params.money, expected: order.money }, 'epay notify: money does not match the order');
+    ctx.log.warn(
+      { out_trade_no: order.trade_no, paid: params.money, expected: order.money },
+      'epay notify: money does not match the order',
+    );
     return 'fail';
   }
   await ledgerTransaction(ctx, async (tx) => {

@@ -1,5 +1,5 @@
-import type { OptionStore } from '../options/store.ts';
 import { ApiError } from '../../infra/envelope.ts';
+import type { OptionStore } from '../options/store.ts';
 
 /** The payment options (spec 000 "Payment") as the top-up code reads them. */
 export interface PaymentSettings {
@@ -27,17 +27,20 @@ export function paymentSettings(options: OptionStore): PaymentSettings {
     callbackAddress: trimSlash(options.get('CustomCallbackAddress')),
     price: options.float('Price'),
     minTopUp: options.int('MinTopUp'),
-    groupRatio: ratio && typeof ratio === 'object' && !Array.isArray(ratio) ? (ratio as Record<string, unknown>) : {},
+    groupRatio:
+      ratio && typeof ratio === 'object' && !Array.isArray(ratio) ? (ratio as Record<string, unknown>) : {},
     quotaPerUnit: options.float('QuotaPerUnit') || 500_000,
     displayInCurrency: options.bool('DisplayInCurrencyEnabled'),
   };
 }
 
 /** Online top-up works only when the gateway address, merchant id and key, and our own address are all set. */
-export const onlineTopupEnabled = (s: PaymentSettings) => Boolean(s.payAddress && s.epayId && s.epayKey && s.serverAddress);
+export const onlineTopupEnabled = (s: PaymentSettings) =>
+  Boolean(s.payAddress && s.epayId && s.epayKey && s.serverAddress);
 
 /** The smallest amount a user may enter, in the units the console shows (dollars, or quota). */
-export const minAmount = (s: PaymentSettings) => (s.displayInCurrency ? s.minTopUp : s.minTopUp * s.quotaPerUnit);
+export const minAmount = (s: PaymentSettings) =>
+  s.displayInCurrency ? s.minTopUp : s.minTopUp * s.quotaPerUnit;
 
 /** Two-decimal rounding that is not fooled by binary fractions (7.3 * 100 = 729.9999...). */
 const round2 = (x: number) => Math.round(Number((x * 100).toPrecision(12))) / 100;

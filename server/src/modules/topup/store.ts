@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import type { Kysely, Selectable, Transaction } from 'kysely';
 import { TopupStatus } from '@modelgate/shared';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database, TopUpsTable } from '../../db/schema.ts';
 
 export type TopupOrder = Selectable<TopUpsTable>;
 
 /** Unique and unguessable: USR<user>NO<12 random chars><unix seconds>. */
-export const newTradeNo = (userId: number) => `USR${userId}NO${randomBytes(6).toString('hex')}${Math.floor(Date.now() / 1000)}`;
+export const newTradeNo = (userId: number) =>
+  `USR${userId}NO${randomBytes(6).toString('hex')}${Math.floor(Date.now() / 1000)}`;
 
 export async function insertOrder(
   db: Kysely<Database>,
@@ -44,7 +45,10 @@ export async function completeOrder(trx: Transaction<Database>, id: number): Pro
   return Number(r.numUpdatedRows) === 1;
 }
 
-export async function listOrders(db: Kysely<Database>, opts: { userId?: number; page: number; pageSize: number }) {
+export async function listOrders(
+  db: Kysely<Database>,
+  opts: { userId?: number; page: number; pageSize: number },
+) {
   let q = db.selectFrom('top_ups');
   if (opts.userId !== undefined) q = q.where('top_ups.user_id', '=', opts.userId);
   const [items, count] = await Promise.all([
@@ -58,5 +62,15 @@ export async function listOrders(db: Kysely<Database>, opts: { userId?: number; 
       .execute(),
     q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
-  return { items: items.map((o) => ({ ...o, id: Number(o.id), user_id: Number(o.user_id), amount: Number(o.amount), money: Number(o.money), username: o.username ?? '' })), total: Number(count.n) };
+  return {
+    items: items.map((o) => ({
+      ...o,
+      id: Number(o.id),
+      user_id: Number(o.user_id),
+      amount: Number(o.amount),
+      money: Number(o.money),
+      username: o.username ?? '',
+    })),
+    total: Number(count.n),
+  };
 }

@@ -23,13 +23,22 @@ export function LogCleanup() {
       queryClient.invalidateQueries({ queryKey: ['logs'] });
       queryClient.invalidateQueries({ queryKey: ['log-stat'] });
     },
-    onError: (err) => feedback.message?.error(`${t('log.cleanupFailed')}: ${err instanceof ApiFailure ? err.message : String(err)}`),
+    onError: (err) =>
+      feedback.message?.error(
+        `${t('log.cleanupFailed')}: ${err instanceof ApiFailure ? err.message : String(err)}`,
+      ),
   });
   return (
     <Space direction="vertical" size={4}>
       <Typography.Text type="secondary">{t('log.cleanupHint')}</Typography.Text>
       <Space wrap>
-        <DatePicker showTime value={time} onChange={setTime} placeholder={t('log.cleanupPick')} aria-label={t('log.cleanupPick')} />
+        <DatePicker
+          showTime
+          value={time}
+          onChange={setTime}
+          placeholder={t('log.cleanupPick')}
+          aria-label={t('log.cleanupPick')}
+        />
         {time ? (
           <Popconfirm
             title={t('log.cleanupConfirm', { time: time.format('YYYY-MM-DD HH:mm:ss') })}

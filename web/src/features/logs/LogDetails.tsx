@@ -12,15 +12,35 @@ export function LogDetails({ row, admin }: { row: LogItem; admin: boolean }) {
   const chain = o.admin_info?.use_channel ?? [];
   const consume = row.type === 2;
   const items = [
-    admin && row.channel ? { key: 'ch', label: t('log.colChannel'), children: t('log.channelInfo', { id: row.channel, name: row.channel_name || '-' }) } : null,
-    o.is_model_mapped ? { key: 'map', label: t('log.colModel'), children: t('log.mapped', { model: row.model_name, actual: o.upstream_model_name ?? '' }) } : null,
+    admin && row.channel
+      ? {
+          key: 'ch',
+          label: t('log.colChannel'),
+          children: t('log.channelInfo', { id: row.channel, name: row.channel_name || '-' }),
+        }
+      : null,
+    o.is_model_mapped
+      ? {
+          key: 'map',
+          label: t('log.colModel'),
+          children: t('log.mapped', { model: row.model_name, actual: o.upstream_model_name ?? '' }),
+        }
+      : null,
     o.cache_tokens ? { key: 'cache', label: t('log.cacheTokens'), children: o.cache_tokens } : null,
     o.cache_creation_tokens
       ? { key: 'cc', label: t('log.cacheCreationTokens'), children: o.cache_creation_tokens }
       : null,
     o.reasoning_effort ? { key: 're', label: t('log.reasoningEffort'), children: o.reasoning_effort } : null,
-    admin && chain.length > 1 ? { key: 'retry', label: t('log.colRetry'), children: chain.join(' → ') } : null,
-    row.request_id ? { key: 'rid', label: t('log.requestId'), children: <Typography.Text copyable>{row.request_id}</Typography.Text> } : null,
+    admin && chain.length > 1
+      ? { key: 'retry', label: t('log.colRetry'), children: chain.join(' → ') }
+      : null,
+    row.request_id
+      ? {
+          key: 'rid',
+          label: t('log.requestId'),
+          children: <Typography.Text copyable>{row.request_id}</Typography.Text>,
+        }
+      : null,
     admin && row.ip ? { key: 'ip', label: t('log.colIp'), children: row.ip } : null,
     row.content ? { key: 'content', label: t('log.colDetails'), children: row.content } : null,
     consume

@@ -15,11 +15,18 @@ interface FormValues {
 
 /** The default window: from today 00:00 to an hour from now. */
 export function defaultFilters(): LogFilters {
-  return { type: 0, start_timestamp: dayjs().startOf('day').unix(), end_timestamp: dayjs().add(1, 'hour').unix() };
+  return {
+    type: 0,
+    start_timestamp: dayjs().startOf('day').unix(),
+    end_timestamp: dayjs().add(1, 'hour').unix(),
+  };
 }
 
 const toValues = (f: LogFilters): FormValues => ({
-  range: [f.start_timestamp ? dayjs.unix(f.start_timestamp) : null, f.end_timestamp ? dayjs.unix(f.end_timestamp) : null],
+  range: [
+    f.start_timestamp ? dayjs.unix(f.start_timestamp) : null,
+    f.end_timestamp ? dayjs.unix(f.end_timestamp) : null,
+  ],
   type: f.type,
   token_name: f.token_name,
   model_name: f.model_name,
@@ -39,12 +46,25 @@ const fromValues = (v: FormValues): LogFilters => ({
   channel: v.channel ?? undefined,
 });
 
-export function LogFilterForm({ admin, value, onSearch }: { admin: boolean; value: LogFilters; onSearch: (f: LogFilters) => void }) {
+export function LogFilterForm({
+  admin,
+  value,
+  onSearch,
+}: {
+  admin: boolean;
+  value: LogFilters;
+  onSearch: (f: LogFilters) => void;
+}) {
   const { t } = useTranslation();
   const [form] = Form.useForm<FormValues>();
   const col = { xs: 12, sm: 12, lg: 8, xl: 6 };
   return (
-    <Form<FormValues> form={form} layout="vertical" initialValues={toValues(value)} onFinish={(v) => onSearch(fromValues(v))}>
+    <Form<FormValues>
+      form={form}
+      layout="vertical"
+      initialValues={toValues(value)}
+      onFinish={(v) => onSearch(fromValues(v))}
+    >
       <Row gutter={12}>
         <Col xs={24} lg={16} xl={12}>
           <Form.Item name="range" label={t('log.timeRange')}>
@@ -93,7 +113,14 @@ export function LogFilterForm({ admin, value, onSearch }: { admin: boolean; valu
         <Button
           onClick={() => {
             const d = defaultFilters();
-            form.setFieldsValue({ ...toValues(d), token_name: undefined, model_name: undefined, group: undefined, username: undefined, channel: undefined });
+            form.setFieldsValue({
+              ...toValues(d),
+              token_name: undefined,
+              model_name: undefined,
+              group: undefined,
+              username: undefined,
+              channel: undefined,
+            });
             onSearch(d);
           }}
         >

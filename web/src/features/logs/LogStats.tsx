@@ -7,7 +7,8 @@ import type { LogStat } from './api.ts';
 export function LogStats({ stat, loading }: { stat?: LogStat; loading: boolean }) {
   const { t } = useTranslation();
   const { format } = useQuotaFormat();
-  if (loading && !stat) return <Skeleton.Input active size="small" style={{ width: 320, marginBottom: 12 }} />;
+  if (loading && !stat)
+    return <Skeleton.Input active size="small" style={{ width: 320, marginBottom: 12 }} />;
   return (
     <Space wrap size={[8, 8]} style={{ marginBottom: 12 }} data-testid="log-stats">
       <Tag color="blue" style={{ fontSize: 14, padding: '4px 8px' }}>

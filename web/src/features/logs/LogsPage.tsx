@@ -29,9 +29,15 @@ export default function LogsPage() {
     queryFn: () => listLogs(isAdmin, filters, page, pageSize),
     placeholderData: keepPreviousData,
   });
-  const stat = useQuery({ queryKey: ['log-stat', isAdmin, filters], queryFn: () => logStat(isAdmin, filters) });
+  const stat = useQuery({
+    queryKey: ['log-stat', isAdmin, filters],
+    queryFn: () => logStat(isAdmin, filters),
+  });
 
-  const all = useMemo(() => logColumns({ t, admin: isAdmin, formatQuota: format, onUser: setUserInfo }), [t, isAdmin, format]);
+  const all = useMemo(
+    () => logColumns({ t, admin: isAdmin, formatQuota: format, onUser: setUserInfo }),
+    [t, isAdmin, format],
+  );
   const settings = useColumnSettings(
     'logs-table-columns',
     all.map((c) => ({ key: c.key, title: String(c.title) })),
@@ -57,14 +63,19 @@ export default function LogsPage() {
         page={page}
         pageSize={pageSize}
         total={data?.total ?? 0}
-        expandable={{ expandedRowRender: (r) => <LogDetails row={r} admin={isAdmin} />, expandRowByClick: true }}
+        expandable={{
+          expandedRowRender: (r) => <LogDetails row={r} admin={isAdmin} />,
+          expandRowByClick: true,
+        }}
         onPageChange={(p, size) => {
           setPage(p);
           setPageSize(size);
         }}
       />
       {data?.total_capped && (
-        <Typography.Text type="secondary">{t('log.totalCapped', { total: data.total.toLocaleString() })}</Typography.Text>
+        <Typography.Text type="secondary">
+          {t('log.totalCapped', { total: data.total.toLocaleString() })}
+        </Typography.Text>
       )}
       {isAdmin && (
         <Collapse

@@ -7,7 +7,11 @@ import { getUser } from './api.ts';
 /** Admins click a username in the log to see who it is (spec 001 §6). */
 export function UserInfoModal({ userId, onClose }: { userId?: number; onClose: () => void }) {
   const { t } = useTranslation();
-  const user = useQuery({ queryKey: ['user', 'info', userId], queryFn: () => getUser(userId as number), enabled: userId !== undefined });
+  const user = useQuery({
+    queryKey: ['user', 'info', userId],
+    queryFn: () => getUser(userId as number),
+    enabled: userId !== undefined,
+  });
   const u = user.data;
   return (
     <Modal open={userId !== undefined} title={t('log.userInfo')} onCancel={onClose} footer={null}>

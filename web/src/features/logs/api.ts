@@ -59,7 +59,8 @@ export interface LogFilters {
 export const listLogs = (admin: boolean, f: LogFilters, p: number, pageSize: number) =>
   api.get<LogPage>(admin ? '/api/log/' : '/api/log/self/', { ...f, p, page_size: pageSize });
 
-export const logStat = (admin: boolean, f: LogFilters) => api.get<LogStat>(admin ? '/api/log/stat' : '/api/log/self/stat', { ...f });
+export const logStat = (admin: boolean, f: LogFilters) =>
+  api.get<LogStat>(admin ? '/api/log/stat' : '/api/log/self/stat', { ...f });
 
 export const cleanLogs = (before: number) => api.del<number>('/api/log/', { target_timestamp: before });
 

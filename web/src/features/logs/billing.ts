@@ -44,54 +44,89 @@ export function parseOther(text: string | undefined): LogOther {
 const num = (v: unknown, fallback = 0) => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
 /** Up to 6 decimals without trailing zeros. */
 export const fmt = (v: number) => String(Number(v.toFixed(6)));
+/** A US$ amount as the explanation shows it: `$0.02725`. */
+const usd = (v: number) => `$${fmt(v)}`;
 
 export type BillingLine = { key: string; values?: Record<string, string | number> };
 
 /** Lines (i18n keys under `log.billing.*` with values) explaining how `quota` was computed. */
-export function explainBilling(o: LogOther, row: { prompt_tokens: number; completion_tokens: number; quota: number }, quotaPerUnit: number): BillingLine[] {
+export function explainBilling(
+  o: LogOther,
+  row: { prompt_tokens: number; completion_tokens: number; quota: number },
+  quotaPerUnit: number,
+): BillingLine[] {
   const lines: BillingLine[] = [];
   const group = num(o.group_ratio, 1);
   const price = num(o.model_price, -1);
   if (price >= 0) {
-    lines.push({ key: 'fixed', values: { price: fmt(price), group: fmt(group), total: fmt(price * group) } });
+    lines.push({ key: 'fixed', values: { price: usd(price), group: fmt(group), total: usd(price * group) } });
     return lines;
   }
   const ratio = num(o.model_ratio);
   const completion = num(o.completion_ratio, 1);
   const inPrice = ratio * 2;
   const outPrice = inPrice * completion;
-  lines.push({ key: 'ratios', values: { model: fmt(ratio), completion: fmt(completion), group: fmt(group) } });
-  lines.push({ key: 'prices', values: { input: fmt(inPrice), output: fmt(outPrice) } });
+  lines.push({
+    key: 'ratios',
+    values: { model: fmt(ratio), completion: fmt(completion), group: fmt(group) },
+  });
+  lines.push({ key: 'prices', values: { input: usd(inPrice), output: usd(outPrice) } });
   const cache = num(o.cache_tokens);
   const cacheRatio = num(o.cache_ratio, 1);
   const creation = num(o.cache_creation_tokens);
   const creationRatio = num(o.cache_creation_ratio, 1);
-  if (cache > 0) lines.push({ key: 'cache', values: { tokens: cache, ratio: fmt(cacheRatio), price: fmt(inPrice * cacheRatio) } });
-  if (creation > 0) lines.push({ key: 'cacheCreation', values: { tokens: creation, ratio: fmt(creationRatio), price: fmt(inPrice * creationRatio) } });
+  if (cache > 0)
+    lines.push({
+      key: 'cache',
+      values: { tokens: cache, ratio: fmt(cacheRatio), price: usd(inPrice * cacheRatio) },
+    });
+  if (creation > 0)
+    lines.push({
+      key: 'cacheCreation',
+      values: { tokens: creation, ratio: fmt(creationRatio), price: usd(inPrice * creationRatio) },
+    });
   const audioIn = num(o.audio_input);
   const audioOut = num(o.audio_output);
   if (audioIn || audioOut) {
-    lines.push({ key: 'audio', values: { input: audioIn, output: audioOut, ratio: fmt(num(o.audio_ratio, 1)), completion: fmt(num(o.audio_completion_ratio, 1)) } });
+    lines.push({
+      key: 'audio',
+      values: {
+        input: audioIn,
+        output: audioOut,
+        ratio: fmt(num(o.audio_ratio, 1)),
+        completion: fmt(num(o.audio_completion_ratio, 1)),
+      },
+    });
   }
-  if (o.web_search) lines.push({ key: 'webSearch', values: { calls: num(o.web_search_call_count), price: fmt(num(o.web_search_price)) } });
-  if (o.file_search) lines.push({ key: 'fileSearch', values: { calls: num(o.file_search_call_count), price: fmt(num(o.file_search_price)) } });
+  if (o.web_search)
+    lines.push({
+      key: 'webSearch',
+      values: { calls: num(o.web_search_call_count), price: usd(num(o.web_search_price)) },
+    });
+  if (o.file_search)
+    lines.push({
+      key: 'fileSearch',
+      values: { calls: num(o.file_search_call_count), price: usd(num(o.file_search_price)) },
+    });
   // The token part of the charge: uncached prompt + cached x ratio + created x ratio + completion x ratio.
   const plain = Math.max(0, row.prompt_tokens - cache - creation);
   const weighted = plain + cache * cacheRatio + creation * creationRatio + row.completion_tokens * completion;
   const dollars = (weighted / 1_000_000) * inPrice * group;
   lines.push({
-    key: 'process',
+    key: creation > 0 ? 'processWithCreation' : 'process',
     values: {
       plain,
       cache,
       cacheRatio: fmt(cacheRatio),
+      creation,
+      creationRatio: fmt(creationRatio),
       completion: row.completion_tokens,
       completionRatio: fmt(completion),
-      input: fmt(inPrice),
+      input: usd(inPrice),
       group: fmt(group),
-      total: fmt(dollars),
+      total: usd(dollars),
     },
   });
-  lines.push({ key: 'charged', values: { quota: row.quota, dollars: fmt(row.quota / quotaPerUnit) } });
+  lines.push({ key: 'charged', values: { quota: row.quota, dollars: usd(row.quota / quotaPerUnit) } });
   return lines;
 }

@@ -8,7 +8,18 @@ import { parseOther } from './billing.ts';
 import { firstTokenColor, speed, totalTimeColor } from './timing.ts';
 
 const TYPE_COLOR: Record<number, string> = { 1: 'cyan', 2: 'green', 3: 'orange', 4: 'purple', 5: 'red' };
-const CHANNEL_COLORS = ['blue', 'geekblue', 'cyan', 'green', 'gold', 'orange', 'magenta', 'purple', 'volcano', 'lime'];
+const CHANNEL_COLORS = [
+  'blue',
+  'geekblue',
+  'cyan',
+  'green',
+  'gold',
+  'orange',
+  'magenta',
+  'purple',
+  'volcano',
+  'lime',
+];
 
 export type LogColumn = ColumnType<LogItem> & { key: string };
 
@@ -21,7 +32,12 @@ export function logColumns(opts: {
 }): LogColumn[] {
   const { t, admin, formatQuota, onUser } = opts;
   const cols: Array<LogColumn | false> = [
-    { key: 'time', title: t('log.colTime'), dataIndex: 'created_at', render: (v: number) => <TimeText value={v} /> },
+    {
+      key: 'time',
+      title: t('log.colTime'),
+      dataIndex: 'created_at',
+      render: (v: number) => <TimeText value={v} />,
+    },
     admin && {
       key: 'channel',
       title: t('log.colChannel'),
@@ -70,12 +86,19 @@ export function logColumns(opts: {
           </Tag>
         ) : null,
     },
-    { key: 'group', title: t('log.colGroup'), dataIndex: 'group', render: (g: string) => (g ? <Tag>{g}</Tag> : null) },
+    {
+      key: 'group',
+      title: t('log.colGroup'),
+      dataIndex: 'group',
+      render: (g: string) => (g ? <Tag>{g}</Tag> : null),
+    },
     {
       key: 'type',
       title: t('log.colType'),
       dataIndex: 'type',
-      render: (type: number) => <Tag color={TYPE_COLOR[type]}>{t(`log.type${type}`, { defaultValue: t('common.unknown') })}</Tag>,
+      render: (type: number) => (
+        <Tag color={TYPE_COLOR[type]}>{t(`log.type${type}`, { defaultValue: t('common.unknown') })}</Tag>
+      ),
     },
     {
       key: 'model',
@@ -122,15 +145,32 @@ export function logColumns(opts: {
           <Space size={2} wrap={false}>
             <Tag color={totalTimeColor(seconds)}>{seconds.toFixed(1)} s</Tag>
             {first !== undefined && <Tag color={firstTokenColor(first)}>{first.toFixed(1)} s</Tag>}
-            <Tag color={r.is_stream ? 'blue' : 'purple'}>{t(r.is_stream ? 'log.stream' : 'log.nonStream')}</Tag>
+            <Tag color={r.is_stream ? 'blue' : 'purple'}>
+              {t(r.is_stream ? 'log.stream' : 'log.nonStream')}
+            </Tag>
             {tps !== undefined && <Tag>{t('log.speed', { n: tps })}</Tag>}
           </Space>
         );
       },
     },
-    { key: 'prompt', title: t('log.colPrompt'), dataIndex: 'prompt_tokens', render: (n: number, r) => (r.type === 2 || n ? n : null) },
-    { key: 'completion', title: t('log.colCompletion'), dataIndex: 'completion_tokens', render: (n: number, r) => (r.type === 2 || n ? n : null) },
-    { key: 'quota', title: t('log.colQuota'), dataIndex: 'quota', render: (q: number) => (q ? formatQuota(q, 6) : null) },
+    {
+      key: 'prompt',
+      title: t('log.colPrompt'),
+      dataIndex: 'prompt_tokens',
+      render: (n: number, r) => (r.type === 2 || n ? n : null),
+    },
+    {
+      key: 'completion',
+      title: t('log.colCompletion'),
+      dataIndex: 'completion_tokens',
+      render: (n: number, r) => (r.type === 2 || n ? n : null),
+    },
+    {
+      key: 'quota',
+      title: t('log.colQuota'),
+      dataIndex: 'quota',
+      render: (q: number) => (q ? formatQuota(q, 6) : null),
+    },
     admin && {
       key: 'retry',
       title: t('log.colRetry'),
