@@ -5,7 +5,11 @@
 export class Balance {
   pending = 0;
   held = 0;
-  constructor(public db: number) {}
+  /** `account` names it in a shared hold store ("user:5", "token:9"). */
+  constructor(
+    public db: number,
+    readonly account = '',
+  ) {}
 
   get available(): number {
     return this.db - this.pending - this.held;

@@ -28,6 +28,11 @@ export class LedgerWriter {
   private queue: Charge[] = [];
   private chain: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout;
+  /** Set by the ledger when balances are shared through Redis: told before and after each database write. */
+  hooks?: {
+    before(accounts: string[]): Promise<void>;
+    after(amounts: Map<string, number>): Promise<void>;
+  };
   /** Incremented when a flush starts and when it ends: a reload that saw it change must read again. */
   epoch = 0;
   busy = false;
@@ -106,6 +111,10 @@ export class LedgerWriter {
       if (c.tokenId > 0) tokens.set(c.tokenId, (tokens.get(c.tokenId) ?? 0) + c.quota);
       if (c.channelId > 0) channels.set(c.channelId, (channels.get(c.channelId) ?? 0) + c.quota);
     }
+    const amounts = new Map<string, number>();
+    for (const [id, u] of users) amounts.set(`user:${id}`, u.quota);
+    for (const [id, q] of tokens) amounts.set(`token:${id}`, q);
+    await this.hooks?.before([...amounts.keys()]);
     const now = Math.floor(Date.now() / 1000);
     const sameDb = this.ctx.logDb === this.ctx.db;
     const byId = <T>(m: Map<number, T>) => [...m.entries()].sort((a, b) => a[0] - b[0]);

@@ -1,7 +1,7 @@
 import { LogType } from '@modelgate/shared';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { FormData } from 'undici';
-import { type Hold, release, settleHold, tryHold } from '../ledger/balance.ts';
+import type { Hold } from '../ledger/balance.ts';
 import type { Caller } from './auth.ts';
 import { holdFor, imageQuota, logContent, priceFor } from './billing/charge.ts';
 import { type Price, textQuota, type Usage } from './billing/quota.ts';
@@ -74,7 +74,7 @@ export async function runRelay(
   const price = priceFor(state, caller, model);
   const qpu = ctx.options.float('QuotaPerUnit');
   const holdAmount = holdFor(mode, info, price, qpu, ctx.options.int('PreConsumedQuota'));
-  const hold = tryHold(
+  const hold = await state.ledger.hold(
     caller.user.balance,
     caller.token?.balance,
     holdAmount,
@@ -128,7 +128,7 @@ export async function runRelay(
       )
     );
   } catch (err) {
-    release(hold);
+    state.ledger.release(hold);
     throw err;
   }
 }
@@ -378,7 +378,7 @@ function settle(
   const images = input.mode === 'images' ? input.info.images : undefined;
   const quota = images ? imageQuota(price, input.info.model, images, qpu) : textQuota(usage, price, qpu);
   const before = caller.user.balance.available + hold.amount;
-  if (!settleHold(hold, quota)) return;
+  if (!state.ledger.settle(hold, quota)) return;
   const useMs = now() - startedAt;
   const upstreamModel = ch.modelMapping[input.info.model] || input.info.model;
   const mapped = upstreamModel !== input.info.model;

@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.ts';
+import { Ledger } from '../ledger/ledger.ts';
 import { LedgerWriter } from '../ledger/writer.ts';
 import { ChannelCache } from './cache/channels.ts';
 import { PriceCache } from './cache/prices.ts';
@@ -13,6 +14,7 @@ import { createUpstream, type Upstream } from './upstream.ts';
 export interface RelayState {
   ctx: AppContext;
   writer: LedgerWriter;
+  ledger: Ledger;
   tokens: TokenCache;
   users: UserCache;
   channels: ChannelCache;
@@ -32,6 +34,7 @@ export function relayState(ctx: AppContext): RelayState {
     s = {
       ctx,
       writer,
+      ledger: new Ledger(ctx, writer),
       tokens: new TokenCache(ctx, writer),
       users: new UserCache(ctx, writer),
       channels: new ChannelCache(ctx),
@@ -41,6 +44,9 @@ export function relayState(ctx: AppContext): RelayState {
       sensitive: createSensitiveCheck(ctx),
       rateLimit: createModelRateLimit(ctx),
     };
+    const shared = s.ledger;
+    s.users.onReload = (account) => shared.reloadShared(account);
+    s.tokens.onReload = (account) => shared.reloadShared(account);
     states.set(ctx, s);
   }
   return s;

@@ -60,6 +60,8 @@ export class TokenCache {
   private byId = new Map<number, TokenEntry>();
   private loading = new Map<string, Promise<TokenEntry | null>>();
   private missing = new Map<string, number>();
+  /** Told about every console change to a token (the shared hold store rereads its balance). */
+  onReload?: (account: string) => void;
 
   constructor(
     private readonly ctx: AppContext,
@@ -126,7 +128,7 @@ export class TokenCache {
             allowIps: compileAllowList(row.allow_ips),
             group: row.group ?? '',
             deleted: false,
-            balance: new Balance(Number(row.remain_quota)),
+            balance: new Balance(Number(row.remain_quota), `token:${row.id}`),
           };
           this.byKey.set(entry.key, entry);
           this.byId.set(entry.id, entry);

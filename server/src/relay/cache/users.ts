@@ -14,6 +14,8 @@ export type UserEntry = Omit<UserSnapshot, 'quota'> & { balance: Balance };
  */
 export class UserCache {
   private balances = new Map<number, Balance>();
+  /** Told about every console change to a user's balance (the shared hold store rereads it). */
+  onReload?: (account: string) => void;
   private loading = new Map<number, Promise<Balance | null>>();
 
   constructor(
@@ -41,7 +43,7 @@ export class UserCache {
         () => this.readQuota(id),
         (row) => {
           if (!row) return null;
-          const b = this.balances.get(id) ?? new Balance(Number(row.quota));
+          const b = this.balances.get(id) ?? new Balance(Number(row.quota), `user:${id}`);
           this.balances.set(id, b);
           return b;
         },

@@ -1,0 +1,112 @@
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { type AppContext, createContext } from '../src/context.ts';
+import { relayState } from '../src/relay/state.ts';
+import { DATABASES } from './support/databases.ts';
+import { type MockUpstream, startMockUpstream } from './support/mock-upstream.ts';
+import { flushLedger, seedChannel, seedToken, seedUser } from './support/relay-seed.ts';
+
+/**
+ * Two gateway instances sharing one database and one Redis spend one balance: concurrent requests spread
+ * over both never overdraw it, and the logs reconcile with the used quota. 164 quota per request
+ * (deepseek-chat recording: (13 + 300 x 4) x 0.135 = 163.755 -> 164).
+ */
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const redisUp = await (async () => {
+  const r = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000 });
+  try {
+    await r.connect();
+    await r.ping();
+    return true;
+  } catch {
+    if (process.env.CI === 'true') throw new Error('Redis is required in CI');
+    return false;
+  } finally {
+    r.disconnect();
+  }
+})();
+
+const engine = DATABASES.find((d) => d.name === 'postgres' && d.available) ?? DATABASES[0];
+
+describe.skipIf(!redisUp)(`relay with shared holds in Redis (${engine.name})`, () => {
+  let mock: MockUpstream;
+  let made: Awaited<ReturnType<typeof engine.create>>;
+  const nodes: Array<{ ctx: AppContext; url: string; close(): Promise<void> }> = [];
+
+  beforeAll(async () => {
+    mock = await startMockUpstream();
+    made = await engine.create();
+    for (let i = 0; i < 2; i++) {
+      const config = loadConfig({
+        SQL_DSN: made.dsn,
+        SQLITE_PATH: made.sqlitePath,
+        SESSION_SECRET: 'test-session-secret',
+        REDIS_CONN_STRING: REDIS_URL,
+        BATCH_UPDATE_INTERVAL: '0.2',
+        LOG_LEVEL: 'silent',
+        NODE_TYPE: i === 0 ? 'master' : 'slave',
+      });
+      const ctx = await createContext(config, pino({ level: 'silent' }));
+      const app = await buildApp(ctx);
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      const addr = app.server.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      nodes.push({
+        ctx,
+        url: `http://127.0.0.1:${port}`,
+        close: async () => (await app.close(), await ctx.close()),
+      });
+    }
+    await seedChannel(nodes[0].ctx, { baseUrl: mock.url, key: 'sk-good', models: ['deepseek-chat'] });
+    await relayState(nodes[1].ctx).channels.reload();
+  });
+  afterAll(async () => {
+    for (const n of nodes) await n.close();
+    await made?.drop();
+    await mock?.close();
+  });
+
+  it('200 concurrent requests over two instances never overdraw one small balance', async () => {
+    const START = 164 * 30 + 80;
+    const user = await seedUser(nodes[0].ctx, { quota: START });
+    const token = await seedToken(nodes[0].ctx, { userId: user.id, unlimited: true });
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        fetch(`${nodes[i % 2].url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token.apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            model: 'deepseek-chat',
+            max_tokens: 400,
+            messages: [{ role: 'user', content: 'hi' }],
+          }),
+        }).then((r) => r.status),
+      ),
+    );
+    const ok = results.filter((s) => s === 200).length;
+    expect(results.every((s) => s === 200 || s === 403)).toBe(true);
+    expect(ok).toBeGreaterThan(0);
+    // Each instance alone would have admitted up to 30; together they must not exceed the one balance.
+    expect(ok).toBeLessThanOrEqual(30);
+    for (const n of nodes) await flushLedger(n.ctx);
+    const { db } = nodes[0].ctx.db;
+    const u = await db
+      .selectFrom('users')
+      .select(['quota', 'used_quota'])
+      .where('id', '=', user.id)
+      .executeTakeFirstOrThrow();
+    const logs = await nodes[0].ctx.logDb.db
+      .selectFrom('logs')
+      .select('quota')
+      .where('user_id', '=', user.id)
+      .execute();
+    const sum = logs.reduce((s, l) => s + Number(l.quota), 0);
+    expect(sum).toBe(ok * 164);
+    expect(u.used_quota).toBe(sum);
+    expect(u.quota).toBe(START - sum);
+    expect(u.quota).toBeGreaterThanOrEqual(0);
+  });
+});
