@@ -32,6 +32,9 @@ export interface Status {
   min_topup?: number;
   self_use_mode_enabled?: boolean;
   demo_site_enabled?: boolean;
+  password_login?: boolean;
+  password_register?: boolean;
+  register_enabled?: boolean;
   turnstile_check?: boolean;
   turnstile_site_key?: string;
   email_verification?: boolean;
@@ -110,6 +113,16 @@ export function useStatus() {
     isError: query.isError,
     refetch: query.refetch,
   };
+}
+
+/** Whether the server accepts password sign-ups. */
+export function registrationOpen(status: Status): boolean {
+  return status.register_enabled !== false && status.password_register !== false;
+}
+
+/** Whether to offer sign-up links: registration open and not in self-use mode (spec 002 §2). */
+export function canRegister(status: Status): boolean {
+  return !status.self_use_mode_enabled && registrationOpen(status);
 }
 
 export function quotaPerUnitOf(status: Status): number {

@@ -14,7 +14,7 @@ import { api } from '../../api/client.ts';
 import type { Lang } from '../../i18n/index.ts';
 import { showSuccess } from '../../shared/feedback.tsx';
 import { clearStoredUser, useSession } from '../../shared/session.ts';
-import { useStatus } from '../../shared/status.ts';
+import { canRegister, useStatus } from '../../shared/status.ts';
 import { useThemeMode } from '../../shared/theme.tsx';
 import { useIsMobile } from '../../shared/useIsMobile.ts';
 
@@ -148,7 +148,7 @@ export function TopBar({ onOpenMenu }: { onOpenMenu: () => void }) {
             >
               {t('header.login')}
             </Button>
-            {!isMobile && !status.self_use_mode_enabled && (
+            {!isMobile && canRegister(status) && (
               <Button type="primary" onClick={() => navigate('/register')}>
                 {t('header.register')}
               </Button>

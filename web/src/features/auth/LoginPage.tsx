@@ -7,7 +7,7 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, withQuery } from '../../api/client.ts';
 import { feedback } from '../../shared/feedback.tsx';
 import type { SessionUser } from '../../shared/session.ts';
-import { useStatus } from '../../shared/status.ts';
+import { canRegister, useStatus } from '../../shared/status.ts';
 import { writeString } from '../../shared/storage.ts';
 import { Turnstile } from '../../shared/Turnstile.tsx';
 import { AuthCard } from './AuthCard.tsx';
@@ -69,7 +69,16 @@ export default function LoginPage() {
   return (
     <AuthCard title={t('auth.loginTitle')}>
       {expired && <Alert type="warning" showIcon style={{ marginBottom: 16 }} title={t('errors.expired')} />}
-      <Form<LoginForm> name="login" layout="vertical" onFinish={onFinish} requiredMark={false}>
+      {status.password_login === false && (
+        <Alert type="info" showIcon style={{ marginBottom: 16 }} title={t('auth.passwordLoginOff')} />
+      )}
+      <Form<LoginForm>
+        hidden={status.password_login === false}
+        name="login"
+        layout="vertical"
+        onFinish={onFinish}
+        requiredMark={false}
+      >
         <Form.Item name="username" label={t('auth.usernameOrEmail')} rules={[required]}>
           <Input prefix={<UserOutlined />} autoComplete="username" placeholder={t('auth.usernameOrEmail')} />
         </Form.Item>
@@ -90,7 +99,7 @@ export default function LoginPage() {
       <Typography.Paragraph style={{ marginTop: 16, marginBottom: 0, textAlign: 'center' }}>
         <Typography.Text type="secondary">{t('auth.forgot')}</Typography.Text>{' '}
         <Link to="/reset">{t('auth.resetIt')}</Link>
-        {!status.self_use_mode_enabled && (
+        {canRegister(status) && (
           <>
             <br />
             <Typography.Text type="secondary">{t('auth.noAccount')}</Typography.Text>{' '}

@@ -1,12 +1,12 @@
 import { LockOutlined, MailOutlined, UserOutlined } from '@ant-design/icons';
 import { useMutation } from '@tanstack/react-query';
-import { Button, Form, Input, Space, Typography } from 'antd';
+import { Alert, Button, Form, Input, Space, Typography } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, withQuery } from '../../api/client.ts';
 import { feedback, showError } from '../../shared/feedback.tsx';
-import { useStatus } from '../../shared/status.ts';
+import { registrationOpen, useStatus } from '../../shared/status.ts';
 import { readString, writeString } from '../../shared/storage.ts';
 import { Turnstile } from '../../shared/Turnstile.tsx';
 import { useCountdown } from '../../shared/useCountdown.ts';
@@ -83,7 +83,11 @@ export default function RegisterPage() {
 
   return (
     <AuthCard title={t('auth.registerTitle')}>
+      {!registrationOpen(status) && (
+        <Alert type="info" showIcon style={{ marginBottom: 16 }} title={t('auth.registerOff')} />
+      )}
       <Form<RegisterForm>
+        hidden={!registrationOpen(status)}
         form={form}
         name="register"
         layout="vertical"
