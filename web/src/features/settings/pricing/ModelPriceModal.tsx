@@ -68,20 +68,35 @@ export function ModelPriceModal({
   const watched = Form.useWatch([], form) as Values | undefined;
 
   useEffect(() => {
-    if (open) form.setFieldsValue({ price: '', ratio: '', completionRatio: '', cacheRatio: '', inputPrice: '', outputPrice: '', ...initialValues(row) });
+    if (open)
+      form.setFieldsValue({
+        price: '',
+        ratio: '',
+        completionRatio: '',
+        cacheRatio: '',
+        inputPrice: '',
+        outputPrice: '',
+        ...initialValues(row),
+      });
   }, [open, row, form]);
 
   const numberRule = (required: boolean) => ({
     validator: (_: unknown, v: string | undefined) => {
       const n = parseNumber(v);
-      if (n === undefined) return required ? Promise.reject(new Error(t('settings.pricing.enterNumber'))) : Promise.resolve();
+      if (n === undefined)
+        return required ? Promise.reject(new Error(t('settings.pricing.enterNumber'))) : Promise.resolve();
       if (Number.isNaN(n) || n < 0) return Promise.reject(new Error(t('settings.pricing.enterNumber')));
       return Promise.resolve();
     },
   });
 
   const submit = async () => {
-    const v = await form.validateFields();
+    let v: Values;
+    try {
+      v = await form.validateFields();
+    } catch {
+      return; // the form shows what is wrong
+    }
     const name = v.name.trim();
     if (v.mode === 'request') {
       onSave({ name, price: parseNumber(v.price) });
@@ -91,10 +106,20 @@ export function ModelPriceModal({
     if (v.entry === 'price') {
       const input = parseNumber(v.inputPrice) as number;
       const output = parseNumber(v.outputPrice);
-      onSave({ name, ratio: inputPriceToRatio(input), completionRatio: output === undefined ? undefined : completionFromPrices(input, output), cacheRatio });
+      onSave({
+        name,
+        ratio: inputPriceToRatio(input),
+        completionRatio: output === undefined ? undefined : completionFromPrices(input, output),
+        cacheRatio,
+      });
       return;
     }
-    onSave({ name, ratio: parseNumber(v.ratio), completionRatio: parseNumber(v.completionRatio), cacheRatio });
+    onSave({
+      name,
+      ratio: parseNumber(v.ratio),
+      completionRatio: parseNumber(v.completionRatio),
+      cacheRatio,
+    });
   };
 
   const preview = () => {
@@ -103,13 +128,20 @@ export function ModelPriceModal({
       const input = parseNumber(watched.inputPrice);
       const output = parseNumber(watched.outputPrice);
       if (input === undefined || Number.isNaN(input)) return null;
-      const completion = output === undefined || Number.isNaN(output) ? undefined : completionFromPrices(input, output);
-      return t('settings.pricing.previewRatio', { ratio: inputPriceToRatio(input), completion: completion ?? 1 });
+      const completion =
+        output === undefined || Number.isNaN(output) ? undefined : completionFromPrices(input, output);
+      return t('settings.pricing.previewRatio', {
+        ratio: inputPriceToRatio(input),
+        completion: completion ?? 1,
+      });
     }
     const ratio = parseNumber(watched.ratio);
     const completion = parseNumber(watched.completionRatio) ?? 1;
     if (ratio === undefined || Number.isNaN(ratio) || Number.isNaN(completion)) return null;
-    return t('settings.pricing.previewPrice', { input: ratioToInputPrice(ratio), output: outputPrice(ratio, completion) });
+    return t('settings.pricing.previewPrice', {
+      input: ratioToInputPrice(ratio),
+      output: outputPrice(ratio, completion),
+    });
   };
 
   return (
@@ -129,7 +161,9 @@ export function ModelPriceModal({
             { required: true, whitespace: true, message: t('settings.pricing.nameRequired') },
             {
               validator: (_, v: string) =>
-                v && v.trim() !== row?.name && existing.includes(v.trim()) ? Promise.reject(new Error(t('settings.pricing.duplicate'))) : Promise.resolve(),
+                v && v.trim() !== row?.name && existing.includes(v.trim())
+                  ? Promise.reject(new Error(t('settings.pricing.duplicate')))
+                  : Promise.resolve(),
             },
           ]}
         >
@@ -139,7 +173,14 @@ export function ModelPriceModal({
           <Radio.Group
             onChange={(e) => {
               // Spec 001 §4: per request clears the ratios; per token clears the fixed price.
-              if (e.target.value === 'request') form.setFieldsValue({ ratio: '', completionRatio: '', cacheRatio: '', inputPrice: '', outputPrice: '' });
+              if (e.target.value === 'request')
+                form.setFieldsValue({
+                  ratio: '',
+                  completionRatio: '',
+                  cacheRatio: '',
+                  inputPrice: '',
+                  outputPrice: '',
+                });
               else form.setFieldsValue({ price: '' });
             }}
             options={[
@@ -154,7 +195,12 @@ export function ModelPriceModal({
             label={t('settings.pricing.pricePerCall')}
             rules={[
               numberRule(true),
-              { validator: (_, v: string) => (parseNumber(v) === 0 ? Promise.reject(new Error(t('settings.pricing.priceZero'))) : Promise.resolve()) },
+              {
+                validator: (_, v: string) =>
+                  parseNumber(v) === 0
+                    ? Promise.reject(new Error(t('settings.pricing.priceZero')))
+                    : Promise.resolve(),
+              },
             ]}
           >
             <Input inputMode="decimal" placeholder="0.04" />
@@ -171,10 +217,18 @@ export function ModelPriceModal({
             </Form.Item>
             {entry === 'price' ? (
               <>
-                <Form.Item name="inputPrice" label={t('settings.pricing.inputPrice')} rules={[numberRule(true)]}>
+                <Form.Item
+                  name="inputPrice"
+                  label={t('settings.pricing.inputPrice')}
+                  rules={[numberRule(true)]}
+                >
                   <Input inputMode="decimal" placeholder="2.5" />
                 </Form.Item>
-                <Form.Item name="outputPrice" label={t('settings.pricing.outputPrice')} rules={[numberRule(false)]}>
+                <Form.Item
+                  name="outputPrice"
+                  label={t('settings.pricing.outputPrice')}
+                  rules={[numberRule(false)]}
+                >
                   <Input inputMode="decimal" placeholder="10" />
                 </Form.Item>
               </>
@@ -183,7 +237,11 @@ export function ModelPriceModal({
                 <Form.Item name="ratio" label={t('settings.pricing.ratio')} rules={[numberRule(true)]}>
                   <Input inputMode="decimal" placeholder="1.25" />
                 </Form.Item>
-                <Form.Item name="completionRatio" label={t('settings.pricing.completionRatio')} rules={[numberRule(false)]}>
+                <Form.Item
+                  name="completionRatio"
+                  label={t('settings.pricing.completionRatio')}
+                  rules={[numberRule(false)]}
+                >
                   <Input inputMode="decimal" placeholder="4" />
                 </Form.Item>
               </>
