@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { renderQuota } from '@modelgate/shared';
 import type { AppContext } from '../context.ts';
+import { ALLOW_PRIVATE_OPTION, guardedFetch } from '../infra/ssrf.ts';
 import type { UserEntry } from './cache/users.ts';
 
 const LIMIT_COUNT = 2;
@@ -38,7 +39,14 @@ export function createNotifier(ctx: AppContext): Notifier {
       headers['x-webhook-signature'] = createHmac('sha256', user.setting.webhook_secret)
         .update(body)
         .digest('hex');
-    const res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(5000) });
+    // The user chose the URL: it goes through the SSRF guard like every other server-side fetch.
+    const res = await guardedFetch(url, {
+      method: 'POST',
+      headers,
+      body,
+      timeoutMs: 5000,
+      allowPrivate: ctx.options.bool(ALLOW_PRIVATE_OPTION),
+    });
     if (!res.ok) throw new Error(`webhook answered ${res.status}`);
   }
 

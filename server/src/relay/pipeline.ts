@@ -326,6 +326,8 @@ async function streamAttempt(
     },
     startedAt,
   );
+  // A client that left before the first byte: let the framework drop the reply; billing still follows.
+  if (out.clientGone && !reply.raw.headersSent) reply.hijack();
   let usage = out.usage;
   const counted = !usage;
   if (!usage) {
