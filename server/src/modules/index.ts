@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { authFeature } from './auth/routes.ts';
 import { selfFeature } from './users/self-routes.ts';
+import { oauthFeature } from './auth/oauth/routes.ts';
 import { emailFeature } from './auth/email-routes.ts';
 import { groupsFeature } from './groups/routes.ts';
 import { adminUsersFeature } from './users/admin-routes.ts';
@@ -26,6 +27,7 @@ export type Feature = (app: FastifyInstance, ctx: AppContext) => Promise<void> |
 export const FEATURES: Feature[] = [
   authFeature,
   selfFeature,
+  oauthFeature,
   emailFeature,
   groupsFeature,
   adminUsersFeature,

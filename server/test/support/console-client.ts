@@ -31,7 +31,7 @@ export class ConsoleClient {
     headers: Record<string, string> = {},
   ): Promise<ApiReply<T>> {
     const h: Record<string, string> = { 'cache-control': 'no-store', ...this.headers, ...headers };
-    if (this.cookie) h.cookie = this.cookie;
+    if (this.cookie && !('cookie' in h)) h.cookie = this.cookie;
     if (this.userId !== undefined && !('new-api-user' in h)) h['new-api-user'] = String(this.userId);
     let payload: string | undefined;
     if (body !== undefined) {
