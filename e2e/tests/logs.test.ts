@@ -2,6 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   createUserViaApi,
+  ARTIFACTS,
   type Gateway,
   launchBrowser,
   loginViaApi,
@@ -179,6 +180,7 @@ describe('usage logs', () => {
     expect(cells).toContain('4.2 s');
     expect(cells).toContain('0.8 s');
     expect(cells).toContain('595.2 t/s');
+    await page.screenshot({ path: `${ARTIFACTS}logs-expanded-light-zh-desktop.png`, fullPage: true });
   });
 
   test('opens the user info from a username', async () => {
