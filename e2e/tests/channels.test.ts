@@ -3,7 +3,18 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type Gateway, launchBrowser, loginViaApi, type OpenedPage, openPage, ROOT, settle, setupViaApi, shootAll, startGateway } from '../support/index.ts';
+import {
+  type Gateway,
+  launchBrowser,
+  loginViaApi,
+  type OpenedPage,
+  openPage,
+  ROOT,
+  settle,
+  setupViaApi,
+  shootAll,
+  startGateway,
+} from '../support/index.ts';
 
 /** An admin adds a channel against a mock OpenAI upstream on /channel, fetches its models and tests it. */
 const FIXTURES = new URL('../../../shared/fixtures/upstream/', import.meta.url);
@@ -25,10 +36,23 @@ function startUpstream(): Promise<Server> {
     res.setHeader('content-type', 'application/json');
     if (req.headers.authorization !== 'Bearer good-key') {
       res.statusCode = 401;
-      return res.end(JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } }));
+      return res.end(
+        JSON.stringify({
+          error: {
+            message: 'Incorrect API key provided',
+            type: 'invalid_request_error',
+            code: 'invalid_api_key',
+          },
+        }),
+      );
     }
     if (req.url === '/v1/models') {
-      const data = ['gpt-4.1-nano', 'gpt-4o', 'text-embedding-3-small'].map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'openai' }));
+      const data = ['gpt-4.1-nano', 'gpt-4o', 'text-embedding-3-small'].map((id) => ({
+        id,
+        object: 'model',
+        created: 1700000000,
+        owned_by: 'openai',
+      }));
       return res.end(JSON.stringify({ object: 'list', data }));
     }
     if (req.url === '/v1/chat/completions') return res.end(chat);
@@ -83,7 +107,9 @@ describe('channels page', () => {
     await page.locator('#channel_model_mapping').fill('{"gpt-4.1-nano": ');
     await page.locator('#channel_model_mapping').blur();
     await page.getByTestId('channel-submit').click();
-    await expect.poll(() => page.locator('.ant-form-item-explain-error').allInnerTexts()).toContain('模型映射必须是合法的 JSON 格式！');
+    await expect
+      .poll(() => page.locator('.ant-form-item-explain-error').allInnerTexts())
+      .toContain('模型映射必须是合法的 JSON 格式！');
     expect(await gw.ctx.db.db.selectFrom('channels').selectAll().execute()).toEqual([]);
   });
 
@@ -101,7 +127,12 @@ describe('channels page', () => {
   });
 
   test('tests the channel and shows the response time', async () => {
-    await rows().first().getByRole('button', { name: '测 试' }).or(rows().first().getByRole('button', { name: '测试' })).first().click();
+    await rows()
+      .first()
+      .getByRole('button', { name: '测 试' })
+      .or(rows().first().getByRole('button', { name: '测试' }))
+      .first()
+      .click();
     await expect.poll(() => toast(page, '测试成功').count()).toBeGreaterThan(0);
     await expect.poll(() => rows().first().innerText()).toMatch(/\d+\.\d\d 秒/);
   });
@@ -111,10 +142,71 @@ describe('channels page', () => {
     await page.getByRole('button', { name: '删除所选渠道' }).click();
     await expect.poll(() => toast(page, '请先选择要删除的通道！').count()).toBeGreaterThan(0);
     await page.getByRole('switch', { name: '批量操作' }).click();
-    await rows().first().getByRole('button', { name: '禁 用' }).or(rows().first().getByRole('button', { name: '禁用' })).first().click();
+    await rows()
+      .first()
+      .getByRole('button', { name: '禁 用' })
+      .or(rows().first().getByRole('button', { name: '禁用' }))
+      .first()
+      .click();
     await expect.poll(() => rows().first().innerText()).toContain('已禁用');
-    await rows().first().getByRole('button', { name: '启 用' }).or(rows().first().getByRole('button', { name: '启用' })).first().click();
+    await rows()
+      .first()
+      .getByRole('button', { name: '启 用' })
+      .or(rows().first().getByRole('button', { name: '启用' }))
+      .first()
+      .click();
     await expect.poll(() => rows().first().innerText()).toContain('已启用');
+    expect(opened.errors).toEqual([]);
+  });
+
+  test('copies a channel, edits priority in place, tags both and groups them in tag mode', async () => {
+    await rows()
+      .first()
+      .getByRole('button', { name: '复制' })
+      .or(rows().first().getByRole('button', { name: '复 制' }))
+      .first()
+      .click();
+    await page.locator('.ant-popconfirm .ant-btn-primary').click();
+    await expect.poll(() => toast(page, '渠道复制成功').count()).toBeGreaterThan(0);
+    await expect.poll(() => rows().count()).toBe(2);
+    const copy = await gw.ctx.db.db
+      .selectFrom('channels')
+      .selectAll()
+      .where('name', '=', 'mock upstream_复制')
+      .executeTakeFirstOrThrow();
+    expect(copy.key).toBe('good-key');
+
+    const priority = page.getByRole('spinbutton', { name: '优先级 mock upstream_复制' });
+    await priority.fill('5');
+    await priority.press('Enter');
+    await expect.poll(() => toast(page, '渠道更新成功！').count()).toBeGreaterThan(0);
+    await expect
+      .poll(async () =>
+        Number(
+          (
+            await gw.ctx.db.db
+              .selectFrom('abilities')
+              .select('priority')
+              .where('channel_id', '=', copy.id)
+              .executeTakeFirstOrThrow()
+          ).priority,
+        ),
+      )
+      .toBe(5);
+
+    await page.getByRole('switch', { name: '批量操作' }).click();
+    await page.locator('.ant-table-thead .ant-checkbox-input').check();
+    await page.getByRole('button', { name: '批量设置标签' }).click();
+    await page.locator('.ant-modal').getByPlaceholder('请输入标签名称').fill('team');
+    await page.locator('.ant-modal .ant-btn-primary').click();
+    await expect.poll(() => toast(page, '操作成功完成！').count()).toBeGreaterThan(0);
+    await page.getByRole('switch', { name: '批量操作' }).click();
+    await page.getByRole('switch', { name: '标签聚合模式' }).click();
+    await expect.poll(() => rows().count()).toBe(1);
+    expect(await rows().first().innerText()).toContain('team (2)');
+    await shootAll(page, 'channels-tag-mode');
+    await page.getByRole('switch', { name: '标签聚合模式' }).click();
+    await expect.poll(() => rows().count()).toBe(2);
     expect(opened.errors).toEqual([]);
   });
 

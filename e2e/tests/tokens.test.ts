@@ -1,6 +1,17 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type Gateway, launchBrowser, loginViaApi, type OpenedPage, openPage, ROOT, settle, setupViaApi, shootAll, startGateway } from '../support/index.ts';
+import {
+  type Gateway,
+  launchBrowser,
+  loginViaApi,
+  type OpenedPage,
+  openPage,
+  ROOT,
+  settle,
+  setupViaApi,
+  shootAll,
+  startGateway,
+} from '../support/index.ts';
 
 /** A user creates, copies and disables tokens on /token; the form refuses what the server would refuse. */
 let gw: Gateway;
@@ -36,16 +47,22 @@ describe('tokens page', () => {
   test('the form refuses a missing name, a bad IP list and a bad model limit', async () => {
     await page.getByRole('button', { name: '添加令牌' }).click();
     await page.getByTestId('token-submit').click();
-    await expect.poll(() => page.locator('.ant-form-item-explain-error').allInnerTexts()).toContain('请输入令牌名称');
+    await expect
+      .poll(() => page.locator('.ant-form-item-explain-error').allInnerTexts())
+      .toContain('请输入令牌名称');
     await expect.poll(() => toast(page, '请检查输入').count()).toBeGreaterThan(0);
     await page.locator('#token_name').fill('web');
     await page.locator('#token_allow_ips').fill('10.0.0.0/8\n999.1.1.1');
     await page.getByTestId('token-submit').click();
-    await expect.poll(() => page.locator('.ant-form-item-explain-error').allInnerTexts()).toContain('无法识别的 IP 或网段：999.1.1.1');
+    await expect
+      .poll(() => page.locator('.ant-form-item-explain-error').allInnerTexts())
+      .toContain('无法识别的 IP 或网段：999.1.1.1');
     await page.locator('#token_allow_ips').fill('10.0.0.0/8\n2001:db8::/32');
     await page.locator('#token_model_limits_enabled').check();
     await page.getByTestId('token-submit').click();
-    await expect.poll(() => page.locator('.ant-form-item-explain-error').allInnerTexts()).toContain('启用模型限制时请至少选择一个模型');
+    await expect
+      .poll(() => page.locator('.ant-form-item-explain-error').allInnerTexts())
+      .toContain('启用模型限制时请至少选择一个模型');
     await page.locator('#token_model_limits_enabled').uncheck();
     expect(await gw.ctx.db.db.selectFrom('tokens').selectAll().execute()).toEqual([]);
   });
@@ -78,7 +95,9 @@ describe('tokens page', () => {
     await expect.poll(() => toast(page, '请至少选择一个令牌！').count()).toBeGreaterThan(0);
     await rows().first().locator('.ant-checkbox-input').check();
     await page.getByRole('button', { name: '复制所选令牌' }).click();
-    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toMatch(/^web {4}sk-[0-9a-zA-Z]{48}$/);
+    await expect
+      .poll(() => page.evaluate(() => navigator.clipboard.readText()))
+      .toMatch(/^web {4}sk-[0-9a-zA-Z]{48}$/);
   });
 
   test('creates a batch of ten with suffixed names', async () => {
@@ -93,11 +112,19 @@ describe('tokens page', () => {
 
   test('disables and re-enables a token', async () => {
     await page.locator('#token-search_keyword').fill('web');
-    await page.getByRole('button', { name: '搜 索' }).or(page.getByRole('button', { name: '搜索' })).first().click();
+    await page
+      .getByRole('button', { name: '搜 索' })
+      .or(page.getByRole('button', { name: '搜索' }))
+      .first()
+      .click();
     await expect.poll(() => rows().count()).toBe(1);
     await rows().first().getByRole('button', { name: '禁用' }).click();
     await expect.poll(() => rows().first().innerText()).toContain('已禁用');
-    const [row] = await gw.ctx.db.db.selectFrom('tokens').select('status').where('name', '=', 'web').execute();
+    const [row] = await gw.ctx.db.db
+      .selectFrom('tokens')
+      .select('status')
+      .where('name', '=', 'web')
+      .execute();
     expect(Number(row.status)).toBe(2);
     await rows().first().getByRole('button', { name: '启用' }).click();
     await expect.poll(() => rows().first().innerText()).toContain('已启用');

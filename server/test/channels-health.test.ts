@@ -363,3 +363,45 @@ describe('channel health, tests, balances and upstream model lists', () => {
     });
   });
 });
+
+describe('background jobs on the master node', () => {
+  it('tests every channel every CHANNEL_TEST_FREQUENCY minutes and stops at shutdown', async () => {
+    const upstream = await startUpstream();
+    // 0.005 minutes = 300 ms, so the periodic run happens within the test.
+    const server = await startServer({
+      env: { CHANNEL_TEST_FREQUENCY: '0.005', CHANNEL_UPDATE_FREQUENCY: '0.005' },
+    });
+    try {
+      await server.ctx.options.set(ALLOW_PRIVATE_OPTION, 'true');
+      await server.ctx.options.set('AutomaticDisableChannelEnabled', 'true');
+      const admin = await loginAs(server, { username: 'root', role: Role.Root });
+      const r = await admin.post('/api/channel/', {
+        type: 1,
+        name: 'periodic',
+        key: 'bad-key',
+        base_url: upstream.url,
+        models: 'gpt-4o',
+      });
+      const id = r.data.ids[0];
+      const status = async () =>
+        Number(
+          (
+            await server.ctx.db.db
+              .selectFrom('channels')
+              .select('status')
+              .where('id', '=', id)
+              .executeTakeFirstOrThrow()
+          ).status,
+        );
+      for (let i = 0; i < 60 && (await status()) !== 3; i++) await new Promise((res) => setTimeout(res, 100));
+      expect(await status()).toBe(3);
+      expect(upstream.seen.some((s) => s.url === '/v1/chat/completions')).toBe(true);
+    } finally {
+      await server.close();
+    }
+    const seen = upstream.seen.length;
+    await new Promise((res) => setTimeout(res, 700));
+    expect(upstream.seen.length).toBe(seen);
+    upstream.server.close();
+  });
+});

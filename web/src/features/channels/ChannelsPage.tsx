@@ -8,6 +8,7 @@ import { feedback } from '../../shared/feedback.tsx';
 import { PagedTable, usePageSize } from '../../shared/PagedTable.tsx';
 import { useQuotaFormat } from '../../shared/QuotaText.tsx';
 import { useLocalSetting } from '../../shared/storage.ts';
+import { useIsMobile } from '../../shared/useIsMobile.ts';
 import * as api from './api.ts';
 import { BatchTagModal } from './BatchTagModal.tsx';
 import { ChannelDrawer } from './ChannelDrawer.tsx';
@@ -28,6 +29,7 @@ export default function ChannelsPage() {
   const params = useParams();
   const queryClient = useQueryClient();
   const { format } = useQuotaFormat();
+  const isMobile = useIsMobile();
   const [pageSize, setPageSize] = usePageSize();
   const [page, setPage] = useState(1);
   const [idSort, setIdSort] = useLocalSetting('id-sort', false);
@@ -134,6 +136,7 @@ export default function ChannelsPage() {
   const columns = columnSettings.filter(
     channelColumns(t, {
       format,
+      fixedActions: !isMobile,
       onBalance: (r) => balance.mutate(r.id),
       onPriority: (r, v) =>
         r.isTag ? confirmTag(r, 'priority', v) : update.mutate({ id: r.id, priority: v }),

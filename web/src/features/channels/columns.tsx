@@ -15,6 +15,8 @@ export interface ColumnHandlers {
   onPriority: (row: Row, value: number) => void;
   onWeight: (row: Row, value: number) => void;
   actions: (row: Row) => React.ReactNode;
+  /** Keeps the actions in view on wide screens. */
+  fixedActions: boolean;
 }
 
 export const COLUMN_KEYS = [
@@ -35,8 +37,8 @@ export function channelColumns(t: TFunction, h: ColumnHandlers): ColumnsType<Row
       key: 'id',
       title: t('channel.colId'),
       dataIndex: 'id',
-      width: 90,
-      render: (id: number, r) => (r.isTag ? <Tag color="purple">{r.tag}</Tag> : id),
+      width: 80,
+      render: (id: number, r) => (r.isTag ? null : id),
     },
     {
       key: 'name',
@@ -172,6 +174,11 @@ export function channelColumns(t: TFunction, h: ColumnHandlers): ColumnsType<Row
         />
       ),
     },
-    { key: 'actions', title: t('common.actions'), render: (_, r) => h.actions(r) },
+    {
+      key: 'actions',
+      title: t('common.actions'),
+      fixed: h.fixedActions ? 'right' : undefined,
+      render: (_, r) => h.actions(r),
+    },
   ] as ColumnsType<Row>;
 }

@@ -9,6 +9,7 @@ import { feedback } from '../../shared/feedback.tsx';
 import { PagedTable, usePageSize } from '../../shared/PagedTable.tsx';
 import { QuotaText } from '../../shared/QuotaText.tsx';
 import { TimeText } from '../../shared/TimeText.tsx';
+import { useIsMobile } from '../../shared/useIsMobile.ts';
 import { deleteToken, fullKey, listTokens, searchTokens, setTokenStatus, type Token } from './api.ts';
 import { TokenActions } from './TokenActions.tsx';
 import { TokenDrawer } from './TokenDrawer.tsx';
@@ -32,6 +33,7 @@ function StatusTag({ token }: { token: Token }) {
 export default function TokensPage() {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
+  const isMobile = useIsMobile();
   const [pageSize, setPageSize] = usePageSize();
   const [page, setPage] = useState(1);
   const [search, setSearch] = useState<{ keyword: string; token: string }>({ keyword: '', token: '' });
@@ -94,6 +96,7 @@ export default function TokensPage() {
     {
       title: t('common.actions'),
       key: 'actions',
+      fixed: isMobile ? undefined : 'right',
       render: (_, tk) => (
         <TokenActions
           token={tk}
