@@ -65,6 +65,8 @@ export async function loginViaApi(
   const res = await page.context().request.post(`${base}/api/user/login`, { data: user });
   const body = (await res.json()) as Envelope<Record<string, unknown>>;
   if (!body.success) throw new Error(`login failed: ${body.message}`);
+  // leave the current page first, so that none of its requests (a 401 redirect) interrupts the next load
+  await page.goto('about:blank');
   await page.goto(`${base}/login`);
   await page.evaluate((u) => localStorage.setItem('user', JSON.stringify(u)), body.data);
   await page.goto(`${base}${path}`);
