@@ -49,7 +49,8 @@ const group = z.string().trim().max(64, 'group name is too long');
 
 export const createTokenSchema = z.object({
   name,
-  remain_quota: quota.default(0),
+  // Spec 001 §9: a new token's default quota.
+  remain_quota: quota.default(500_000),
   unlimited_quota: flag.default(false),
   expired_time: expiredTime.default(-1),
   model_limits_enabled: flag.default(false),
