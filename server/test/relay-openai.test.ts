@@ -399,6 +399,27 @@ describe('relay: OpenAI endpoints', () => {
     expect(((await anonymous.json()) as { error: { message: string } }).error.message).toBeTruthy();
   });
 
+  it('calls Azure channels at their deployment URL with the api-version and api-key', async () => {
+    await seedChannel(server.ctx, {
+      type: 3,
+      baseUrl: mock.url,
+      key: 'azure-key-123',
+      models: ['gpt-4.1-mini'],
+      other: '2024-10-21',
+    });
+    mock.requests.length = 0;
+    const answer = await client.chat.completions.create({
+      model: 'gpt-4.1-mini',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(answer.choices.length).toBeGreaterThan(0);
+    const seen = mock.requests[0];
+    expect(seen.path).toBe('/openai/deployments/gpt-41-mini/chat/completions');
+    expect(seen.query).toBe('api-version=2024-10-21');
+    expect(seen.headers['api-key']).toBe('azure-key-123');
+    expect(seen.headers.authorization).toBeUndefined();
+  });
+
   it('emulates the OpenAI billing endpoints', async () => {
     const headers = { authorization: `Bearer ${client.apiKey}` };
     const sub = (await (

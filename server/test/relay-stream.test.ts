@@ -120,6 +120,32 @@ describe('relay: streaming policy', () => {
     expect(log.quota).toBe(Math.round(((P * 1000 + C * 4000) * 135) / 1_000_000));
   });
 
+  it('retries on another channel when a stream fails before its first event', async () => {
+    await server.ctx.options.set('RetryTimes', '1');
+    const bad = await seedChannel(server.ctx, {
+      baseUrl: mock.url,
+      key: 'sk-streamerr',
+      models: ['grok-3-mini'],
+      priority: 5,
+    });
+    const good = await seedChannel(server.ctx, {
+      baseUrl: mock.url,
+      key: 'sk-good-x',
+      models: ['grok-3-mini'],
+      priority: 0,
+    });
+    const client = new OpenAI({ apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
+    const { data: stream, response } = await client.chat.completions
+      .create({ model: 'grok-3-mini', stream: true, messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    expect(text.length).toBeGreaterThan(0);
+    const [log] = await logsFor(response.headers.get('x-oneapi-request-id') as string);
+    expect(JSON.parse(log.other).admin_info.use_channel).toEqual([String(bad.id), String(good.id)]);
+    await server.ctx.options.set('RetryTimes', '0');
+  });
+
   it('sends keep-alive pings while the upstream is silent when the option is on', async () => {
     await server.ctx.options.set('general_setting.ping_interval_enabled', 'true');
     await server.ctx.options.set('general_setting.ping_interval_seconds', '1');

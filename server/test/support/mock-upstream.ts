@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
  *   sk-quota     -> 429 insufficient_quota    sk-midstream -> a stream that dies after a few chunks
  *   sk-nousage   -> answers without any usage object
  *   sk-slowstart -> a stream that stays silent for 1.5 s before its first chunk
+ *   sk-streamerr -> a 200 stream whose only event is an error object
  */
 export const FIXTURES = new URL('../../../../shared/fixtures/upstream/', import.meta.url);
 
@@ -28,6 +29,7 @@ export const fixtureChunks = (rel: string) =>
 
 export interface SeenRequest {
   path: string;
+  query: string;
   headers: IncomingMessage['headers'];
   body: any;
   raw: Buffer;
@@ -86,7 +88,7 @@ export async function startMockUpstream(): Promise<MockUpstream> {
     const type = String(req.headers['content-type'] ?? '');
     let body: any = null;
     if (type.includes('json')) body = JSON.parse(raw.toString('utf8'));
-    mock.requests.push({ path, headers: req.headers, body, raw });
+    mock.requests.push({ path, query: (req.url ?? '').split('?')[1] ?? '', headers: req.headers, body, raw });
     const key = String(req.headers.authorization ?? req.headers['api-key'] ?? '').replace(/^Bearer /, '');
 
     if (key === 'sk-timeout') return; // never answers
@@ -138,6 +140,12 @@ export async function startMockUpstream(): Promise<MockUpstream> {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       res.flushHeaders();
       if (key === 'sk-slowstart') await new Promise((r) => setTimeout(r, 1500));
+      if (key === 'sk-streamerr') {
+        res.end(
+          `data: ${JSON.stringify({ error: { message: 'The server is overloaded', type: 'server_error', code: null } })}\n\n`,
+        );
+        return;
+      }
       const limit = key === 'sk-midstream' ? 5 : chunks.length;
       for (let i = 0; i < limit; i++) {
         res.write(`data: ${chunks[i]}\n\n`);

@@ -135,6 +135,8 @@ export async function relayStream(o: StreamOptions, startedAt: number): Promise<
           null,
           false,
         );
+        // Before the first byte an error event is an ordinary failure: thrown below, so another channel may answer.
+        if (!started) continue;
       } else {
         collect(chunk, out);
       }
@@ -151,6 +153,7 @@ export async function relayStream(o: StreamOptions, startedAt: number): Promise<
   try {
     for await (const chunk of o.res.body) {
       const buf = handle(reader.push(chunk as Buffer));
+      if (out.error && !started) throw out.error;
       if (buf) {
         if (!out.firstAt) out.firstAt = Math.max(1, Math.round(performance.now() - startedAt));
         await write(buf);
