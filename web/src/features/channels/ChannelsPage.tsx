@@ -1,8 +1,9 @@
-import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Button, Card, Form, Input, Select, Space } from 'antd';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate, useParams } from 'react-router';
+import { ApiFailure } from '../../api/client.ts';
 import { useColumnSettings } from '../../shared/ColumnSettings.tsx';
 import { feedback } from '../../shared/feedback.tsx';
 import { PagedTable, usePageSize } from '../../shared/PagedTable.tsx';
@@ -78,10 +79,20 @@ export default function ChannelsPage() {
     (id: number) => api.deleteChannel(id),
     () => t('channel.deleted'),
   );
-  const copy = useChannelAction(
-    (id: number) => api.copyChannel(id, t('channel.copySuffix')),
-    () => t('channel.copied'),
-  );
+  const copy = useMutation({
+    mutationFn: (id: number) => api.copyChannel(id, t('channel.copySuffix')),
+    meta: { silent: true },
+    onSuccess: () => {
+      feedback.message?.success(t('channel.copied'));
+      refresh();
+    },
+    // Spec 001 §8: a channel gone since the list loaded, or any other failure.
+    onError: (err) =>
+      feedback.message?.error(
+        err instanceof ApiFailure && err.status === 404 ? t('channel.notFound') : t('channel.copyFailed'),
+      ),
+  });
+
   const balance = useChannelAction(
     (id: number) => api.updateBalance(id),
     (v) => t('channel.balanceUpdated', { value: `$${v.toFixed(2)}` }),
