@@ -365,7 +365,7 @@ describe('channel health, tests, balances and upstream model lists', () => {
 });
 
 describe('background jobs on the master node', () => {
-  it('tests every channel every CHANNEL_TEST_FREQUENCY minutes and stops at shutdown', async () => {
+  it('tests every channel and refreshes balances on their schedules, and stops at shutdown', async () => {
     const upstream = await startUpstream();
     // 0.005 minutes = 300 ms, so the periodic run happens within the test.
     const server = await startServer({
@@ -383,6 +383,25 @@ describe('background jobs on the master node', () => {
         models: 'gpt-4o',
       });
       const id = r.data.ids[0];
+      const good = (
+        await admin.post('/api/channel/', {
+          type: 1,
+          name: 'healthy',
+          key: 'good-key',
+          base_url: upstream.url,
+          models: 'gpt-4o',
+        })
+      ).data.ids[0];
+      const balanceOf = async () =>
+        Number(
+          (
+            await server.ctx.db.db
+              .selectFrom('channels')
+              .select('balance')
+              .where('id', '=', good)
+              .executeTakeFirstOrThrow()
+          ).balance,
+        );
       const status = async () =>
         Number(
           (
@@ -396,6 +415,9 @@ describe('background jobs on the master node', () => {
       for (let i = 0; i < 60 && (await status()) !== 3; i++) await new Promise((res) => setTimeout(res, 100));
       expect(await status()).toBe(3);
       expect(upstream.seen.some((s) => s.url === '/v1/chat/completions')).toBe(true);
+      for (let i = 0; i < 60 && (await balanceOf()) !== 94.5; i++)
+        await new Promise((res) => setTimeout(res, 100));
+      expect(await balanceOf()).toBe(94.5);
     } finally {
       await server.close();
     }
