@@ -84,8 +84,13 @@ export class LedgerWriter {
       this.epoch++;
     }
     for (const c of batch) {
-      // The console's user snapshot shows quota and usage: drop it so the next read is fresh.
-      this.ctx.users.invalidate(c.userId);
+      // Keep the console's in-memory user snapshot in step without a database read on the hot path.
+      const snap = this.ctx.users.peek(c.userId);
+      if (snap) {
+        snap.quota -= c.quota;
+        snap.used_quota += c.quota;
+        if (c.countRequest) snap.request_count += 1;
+      }
       if (c.quota === 0) continue;
       c.user.db -= c.quota;
       c.user.pending -= c.quota;
