@@ -91,6 +91,7 @@ describe('GET /api/status', () => {
     await o.set('PayAddress', 'https://pay.example.com');
     await o.set('EpayId', '1001');
     await o.set('EpayKey', 'epay-very-secret');
+    await o.set('ServerAddress', 'https://gw.example.com');
     await o.set('DisplayInCurrencyEnabled', 'false');
     const r = await new ConsoleClient(server.url).get('/api/status');
     expect(r.data).toMatchObject({
