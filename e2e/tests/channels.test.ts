@@ -159,6 +159,37 @@ describe('channels page', () => {
     expect(opened.errors).toEqual([]);
   });
 
+  test('tests with a model picked from a searchable list', async () => {
+    await rows().first().locator('.ant-dropdown-trigger').click();
+    await page.getByRole('menuitem', { name: '选择模型测试' }).click();
+    const modal = page.locator('.ant-modal');
+    await expect.poll(() => modal.getByText('共 3 个模型').count()).toBe(1);
+    await modal.getByPlaceholder('搜索模型').fill('nano');
+    await expect.poll(() => modal.getByText('共 1 个模型').count()).toBe(1);
+    await modal.locator('.ant-list-item').getByRole('button').click();
+    await expect.poll(() => toast(page, '模型 gpt-4.1-nano').count()).toBeGreaterThan(0);
+    await modal.locator('.ant-modal-close').click();
+  });
+
+  test('the edit deep link loads the channel with a blank key, and saving keeps the key', async () => {
+    const [ch] = await gw.ctx.db.db.selectFrom('channels').select('id').execute();
+    await page.goto(`${gw.url}/channel/edit/${ch.id}`);
+    await settle(page);
+    await expect.poll(() => page.locator('#channel_name').inputValue()).toBe('mock upstream');
+    expect(await page.locator('#channel_key').inputValue()).toBe('');
+    await page.locator('#channel_priority').fill('3');
+    await page.getByTestId('channel-submit').click();
+    await expect.poll(() => toast(page, '渠道更新成功！').count()).toBeGreaterThan(0);
+    await page.waitForURL((u) => u.pathname === '/channel');
+    const row = await gw.ctx.db.db
+      .selectFrom('channels')
+      .selectAll()
+      .where('id', '=', ch.id)
+      .executeTakeFirstOrThrow();
+    expect(row.key).toBe('good-key');
+    expect(Number(row.priority)).toBe(3);
+  });
+
   test('copies a channel, edits priority in place, tags both and groups them in tag mode', async () => {
     await rows()
       .first()
