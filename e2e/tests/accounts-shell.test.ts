@@ -197,11 +197,37 @@ describe('account actions', () => {
       .where('id', '=', carol)
       .execute();
     gw.ctx.users.invalidate(carol);
+    // thirteen models open to the default group (as an enabled channel would give)
+    const models = Array.from({ length: 13 }, (_, i) => `model-${String(i + 1).padStart(2, '0')}`);
+    await gw.ctx.db.db
+      .insertInto('abilities')
+      .values(
+        models.map((model) => ({
+          group: 'default',
+          model,
+          channel_id: 1,
+          enabled: 1,
+          priority: 0,
+          weight: 0,
+          tag: '',
+        })),
+      )
+      .execute();
     const { page, context } = await openPage(browser);
     await loginViaApi(page, gw.url, { username: 'carol', password: 'carol-pass-1' }, '/personal');
     const before = await userRow(carol);
 
     await poll(() => page.getByText('@carol').count()).toBe(1);
+    // models: the first 10, then "more 3 models"; the expanded state survives a reload
+    const tags = page.getByTestId('model-tags').locator('.ant-tag');
+    await poll(() => tags.count()).toBe(10);
+    await page.getByRole('button', { name: '更多 3 个模型' }).click();
+    await poll(() => tags.count()).toBe(13);
+    expect(await page.evaluate(() => localStorage.getItem('modelsExpanded'))).toBe('true');
+    await page.reload();
+    await poll(() => tags.count()).toBe(13);
+    await page.getByRole('button', { name: '收起' }).click();
+    await poll(() => tags.count()).toBe(10);
     await page.getByRole('button', { name: '划转到余额' }).click();
     const modal = page.locator('.ant-modal').filter({ hasText: '划转额度' });
     await modal.locator('input').fill('100');
