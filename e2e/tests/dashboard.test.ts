@@ -1,7 +1,19 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { exportQuotaData } from '../../server/src/modules/data/export.ts';
-import { type Gateway, launchBrowser, loginViaApi, openPage, type OpenedPage, ROOT, settle, setupViaApi, shootAll, startGateway } from '../support/index.ts';
+import { consumeLogRow } from '../../server/test/support/console-rows.ts';
+import {
+  type Gateway,
+  launchBrowser,
+  loginViaApi,
+  type OpenedPage,
+  openPage,
+  ROOT,
+  settle,
+  setupViaApi,
+  shootAll,
+  startGateway,
+} from '../support/index.ts';
 
 /** The data dashboard (/detail) over hourly rows exported from seeded usage logs. */
 let gw: Gateway;
@@ -12,20 +24,25 @@ let page: Page;
 beforeAll(async () => {
   gw = await startGateway();
   await setupViaApi(gw.url);
-  const root = await gw.ctx.db.db.selectFrom('users').select(['id', 'username']).where('username', '=', ROOT.username).executeTakeFirstOrThrow();
+  const root = await gw.ctx.db.db
+    .selectFrom('users')
+    .select(['id', 'username'])
+    .where('username', '=', ROOT.username)
+    .executeTakeFirstOrThrow();
   const now = Math.floor(Date.now() / 1000);
-  const row = (model: string, ago: number, quota: number, tokens: number) => ({
-    user_id: Number(root.id),
-    username: root.username,
-    model_name: model,
-    created_at: now - ago,
-    type: 2,
-    quota,
-    prompt_tokens: tokens,
-    completion_tokens: tokens,
-    content: '',
-    other: '{}',
-  });
+  const row = (model: string, ago: number, quota: number, tokens: number) =>
+    consumeLogRow({
+      user_id: Number(root.id),
+      username: root.username,
+      model_name: model,
+      created_at: now - ago,
+      type: 2,
+      quota,
+      prompt_tokens: tokens,
+      completion_tokens: tokens,
+      content: '',
+      other: '{}',
+    });
   await gw.ctx.logDb.db
     .insertInto('logs')
     .values([
@@ -51,7 +68,8 @@ afterAll(async () => {
 describe('dashboard', () => {
   test('shows the range totals and charts of the last 24 hours', async () => {
     await settle(page);
-    const stat = (title: string) => page.locator('.ant-statistic').filter({ hasText: title }).locator('.ant-statistic-content');
+    const stat = (title: string) =>
+      page.locator('.ant-statistic').filter({ hasText: title }).locator('.ant-statistic-content');
     await expect.poll(() => stat('统计次数').innerText()).toBe('5');
     expect(await stat('统计 Tokens').innerText()).toBe('7,600');
     // 409000 quota at 500000 per US$.

@@ -1,13 +1,14 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { drawingRow, taskRow } from '../../server/test/support/console-rows.ts';
 import { seedToken } from '../../server/test/support/relay-seed.ts';
 import {
   createUserViaApi,
   type Gateway,
   launchBrowser,
   loginViaApi,
-  openPage,
   type OpenedPage,
+  openPage,
   ROOT,
   settle,
   setupViaApi,
@@ -18,7 +19,17 @@ import {
 /** Spec 002's route table for each role, the content pages, the notice, the logs of drawings and tasks, chat links. */
 const BOB = { username: 'bob', password: 'bob-pass-123' };
 const PUBLIC = ['/', '/pricing', '/about', '/login', '/register', '/reset'];
-const LOGIN = ['/token', '/playground', '/personal', '/topup', '/log', '/detail', '/midjourney', '/task', '/user/edit'];
+const LOGIN = [
+  '/token',
+  '/playground',
+  '/personal',
+  '/topup',
+  '/log',
+  '/detail',
+  '/midjourney',
+  '/task',
+  '/user/edit',
+];
 const ADMIN = ['/channel', '/channel/add', '/redemption', '/user', '/setting'];
 
 let gw: Gateway;
@@ -33,7 +44,10 @@ const path = (p: Page) => new URL(p.url()).pathname;
 beforeAll(async () => {
   gw = await startGateway();
   await setupViaApi(gw.url);
-  await gw.ctx.options.set('HomePageContent', '# Welcome to the e2e gateway\n\nCheap **models** for everyone.<script>window.hacked = true</script>');
+  await gw.ctx.options.set(
+    'HomePageContent',
+    '# Welcome to the e2e gateway\n\nCheap **models** for everyone.<script>window.hacked = true</script>',
+  );
   await gw.ctx.options.set('About', '## About us\n\nRun by the e2e team.');
   await gw.ctx.options.set('Notice', 'Maintenance on **Sunday**.');
   browser = await launchBrowser();
@@ -46,21 +60,82 @@ beforeAll(async () => {
   await loginViaApi(user.page, gw.url, BOB, '/');
 
   const t0 = Date.now();
-  const bobId = Number((await gw.ctx.db.db.selectFrom('users').select('id').where('username', '=', BOB.username).executeTakeFirstOrThrow()).id);
+  const bobId = Number(
+    (
+      await gw.ctx.db.db
+        .selectFrom('users')
+        .select('id')
+        .where('username', '=', BOB.username)
+        .executeTakeFirstOrThrow()
+    ).id,
+  );
   await gw.ctx.db.db
     .insertInto('midjourneys')
-    .values([
-      { code: 1, user_id: bobId, action: 'IMAGINE', mj_id: 'mj-ok-1', prompt: 'a red fox in snow', prompt_en: 'a red fox in snow', submit_time: t0 - 90_000, finish_time: t0 - 20_000, status: 'SUCCESS', progress: '100%', channel_id: 3, image_url: '' },
-      { code: 22, user_id: bobId, action: 'UPSCALE', mj_id: 'mj-bad-2', prompt: 'upscale', prompt_en: '', submit_time: t0 - 60_000, finish_time: t0 - 50_000, status: 'FAILURE', progress: '40%', channel_id: 4, fail_reason: 'upstream refused the job', image_url: '' },
-    ])
+    .values(
+      [
+        {
+          code: 1,
+          user_id: bobId,
+          action: 'IMAGINE',
+          mj_id: 'mj-ok-1',
+          prompt: 'a red fox in snow',
+          prompt_en: 'a red fox in snow',
+          submit_time: t0 - 90_000,
+          finish_time: t0 - 20_000,
+          status: 'SUCCESS',
+          progress: '100%',
+          channel_id: 3,
+          image_url: '',
+        },
+        {
+          code: 22,
+          user_id: bobId,
+          action: 'UPSCALE',
+          mj_id: 'mj-bad-2',
+          prompt: 'upscale',
+          prompt_en: '',
+          submit_time: t0 - 60_000,
+          finish_time: t0 - 50_000,
+          status: 'FAILURE',
+          progress: '40%',
+          channel_id: 4,
+          fail_reason: 'upstream refused the job',
+          image_url: '',
+        },
+      ].map(drawingRow),
+    )
     .execute();
   const s0 = Math.floor(t0 / 1000);
   await gw.ctx.db.db
     .insertInto('tasks')
-    .values([
-      { created_at: s0, task_id: 'suno-1', platform: 'suno', user_id: bobId, channel_id: 5, action: 'MUSIC', status: 'SUCCESS', submit_time: s0 - 30, finish_time: s0 - 5, progress: '100%' },
-      { created_at: s0, task_id: 'suno-2', platform: 'suno', user_id: bobId, channel_id: 5, action: 'LYRICS', status: '', submit_time: s0 - 10, finish_time: 0, progress: '10%' },
-    ])
+    .values(
+      [
+        {
+          created_at: s0,
+          task_id: 'suno-1',
+          platform: 'suno',
+          user_id: bobId,
+          channel_id: 5,
+          action: 'MUSIC',
+          status: 'SUCCESS',
+          submit_time: s0 - 30,
+          finish_time: s0 - 5,
+          progress: '100%',
+        },
+        {
+          created_at: s0,
+          task_id: 'suno-2',
+          platform: 'suno',
+          user_id: bobId,
+          channel_id: 5,
+          action: 'LYRICS',
+          status: '',
+          submit_time: s0 - 10,
+          finish_time: 0,
+          progress: '10%',
+        },
+      ].map(taskRow),
+    )
     .execute();
 });
 
@@ -113,7 +188,9 @@ describe('content pages', () => {
     const { page } = visitor;
     await page.goto(`${gw.url}/`);
     await settle(page);
-    await expect.poll(() => page.getByRole('heading', { name: 'Welcome to the e2e gateway' }).count()).toBe(1);
+    await expect
+      .poll(() => page.getByRole('heading', { name: 'Welcome to the e2e gateway' }).count())
+      .toBe(1);
     expect(await page.evaluate(() => (window as unknown as { hacked?: boolean }).hacked)).toBeUndefined();
     const notice = page.locator('.ant-modal').filter({ hasText: 'Maintenance on' });
     await expect.poll(() => notice.count()).toBe(1);
@@ -124,8 +201,15 @@ describe('content pages', () => {
 
     await gw.ctx.options.set('Notice', 'New prices from **Monday**.');
     await page.reload();
-    await expect.poll(() => page.locator('.ant-modal').filter({ hasText: 'New prices from' }).count()).toBe(1);
-    await page.locator('.ant-modal').filter({ hasText: 'New prices from' }).getByRole('button').last().click();
+    await expect
+      .poll(() => page.locator('.ant-modal').filter({ hasText: 'New prices from' }).count())
+      .toBe(1);
+    await page
+      .locator('.ant-modal')
+      .filter({ hasText: 'New prices from' })
+      .getByRole('button')
+      .last()
+      .click();
     await shootAll(page, 'home');
   });
 
@@ -166,9 +250,13 @@ describe('drawing and task logs', () => {
     const { page } = user;
     await page.goto(`${gw.url}/task`);
     await settle(page);
-    await expect.poll(() => page.locator('tr').filter({ hasText: 'suno-2' }).getByText('提交中').count()).toBe(1);
+    await expect
+      .poll(() => page.locator('tr').filter({ hasText: 'suno-2' }).getByText('提交中').count())
+      .toBe(1);
     await page.getByText('suno-1').click();
-    await expect.poll(() => page.locator('.ant-modal pre').filter({ hasText: '"task_id": "suno-1"' }).count()).toBe(1);
+    await expect
+      .poll(() => page.locator('.ant-modal pre').filter({ hasText: '"task_id": "suno-1"' }).count())
+      .toBe(1);
     await page.keyboard.press('Escape');
     await shootAll(page, 'task');
   });
@@ -176,7 +264,10 @@ describe('drawing and task logs', () => {
 
 describe('chat links', () => {
   test('/chat/0 frames the first chat link with the address and the first enabled key', async () => {
-    await gw.ctx.options.set('Chats', JSON.stringify([{ Local: `${gw.url}/about?key={key}&address={address}` }]));
+    await gw.ctx.options.set(
+      'Chats',
+      JSON.stringify([{ Local: `${gw.url}/about?key={key}&address={address}` }]),
+    );
     await gw.ctx.options.set('ServerAddress', 'https://gw.example.com');
     const token = await seedToken(gw.ctx, { userId: rootId, remain: 1000 });
     const { page } = admin;

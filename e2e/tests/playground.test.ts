@@ -2,7 +2,18 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../server/test/support/mock-upstream.ts';
 import { seedChannel } from '../../server/test/support/relay-seed.ts';
-import { type Gateway, launchBrowser, loginViaApi, openPage, type OpenedPage, ROOT, settle, setupViaApi, shootAll, startGateway } from '../support/index.ts';
+import {
+  type Gateway,
+  launchBrowser,
+  loginViaApi,
+  type OpenedPage,
+  openPage,
+  ROOT,
+  settle,
+  setupViaApi,
+  shootAll,
+  startGateway,
+} from '../support/index.ts';
 
 /** Chatting in /playground against a mock upstream replaying a recorded OpenAI stream. */
 let gw: Gateway;
@@ -15,7 +26,11 @@ beforeAll(async () => {
   mock = await startMockUpstream();
   gw = await startGateway();
   await setupViaApi(gw.url);
-  await seedChannel(gw.ctx, { baseUrl: mock.url, key: 'sk-upstream-good', models: ['gpt-4o-mini', 'gpt-4o'] });
+  await seedChannel(gw.ctx, {
+    baseUrl: mock.url,
+    key: 'sk-upstream-good',
+    models: ['gpt-4o-mini', 'gpt-4o'],
+  });
   browser = await launchBrowser();
   opened = await openPage(browser);
   page = opened.page;
@@ -33,7 +48,14 @@ const assistant = () => page.locator('[data-testid="msg-assistant"]');
 describe('playground', () => {
   test('defaults to gpt-4o-mini and streams an answer', async () => {
     await settle(page);
-    await expect.poll(() => page.locator('.ant-select-content, .ant-select-selection-item').filter({ hasText: 'gpt-4o-mini' }).count()).toBeGreaterThan(0);
+    await expect
+      .poll(() =>
+        page
+          .locator('.ant-select-content, .ant-select-selection-item')
+          .filter({ hasText: 'gpt-4o-mini' })
+          .count(),
+      )
+      .toBeGreaterThan(0);
     const input = page.getByRole('textbox', { name: '输入消息，Enter 发送，Shift+Enter 换行' });
     await input.fill('Invent a holiday');
     await input.press('Enter');
@@ -65,7 +87,9 @@ describe('playground', () => {
 
   test('a refused request shows the error on the message', async () => {
     // A model no channel serves: the gateway answers 503 in OpenAI's error shape.
-    await page.route('**/api/user/models', (route) => route.fulfill({ json: { success: true, message: '', data: ['no-such-model'] } }));
+    await page.route('**/api/user/models', (route) =>
+      route.fulfill({ json: { success: true, message: '', data: ['no-such-model'] } }),
+    );
     await page.reload();
     await settle(page);
     const input = page.getByRole('textbox', { name: '输入消息，Enter 发送，Shift+Enter 换行' });
@@ -83,7 +107,9 @@ describe('playground', () => {
     const input = page.getByRole('textbox', { name: '输入消息，Enter 发送，Shift+Enter 换行' });
     await input.fill('Invent a holiday');
     await input.press('Enter');
-    await expect.poll(() => assistant().last().getAttribute('data-status'), { timeout: 15_000 }).toBe('complete');
+    await expect
+      .poll(() => assistant().last().getAttribute('data-status'), { timeout: 15_000 })
+      .toBe('complete');
     await shootAll(page, 'playground');
   });
 });

@@ -2,7 +2,18 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../server/test/support/mock-upstream.ts';
 import { seedChannel, seedToken, seedUser } from '../../server/test/support/relay-seed.ts';
-import { type Gateway, launchBrowser, loginViaApi, openPage, type OpenedPage, ROOT, settle, setupViaApi, shootAll, startGateway } from '../support/index.ts';
+import {
+  type Gateway,
+  launchBrowser,
+  loginViaApi,
+  type OpenedPage,
+  openPage,
+  ROOT,
+  settle,
+  setupViaApi,
+  shootAll,
+  startGateway,
+} from '../support/index.ts';
 
 /** An admin changes settings on /setting and sees their effect on the relay and on /pricing. */
 let gw: Gateway;
@@ -17,7 +28,11 @@ beforeAll(async () => {
   mock = await startMockUpstream();
   gw = await startGateway();
   await setupViaApi(gw.url);
-  await seedChannel(gw.ctx, { baseUrl: mock.url, key: 'sk-upstream-good', models: ['gpt-4o-mini', 'e2e-model'] });
+  await seedChannel(gw.ctx, {
+    baseUrl: mock.url,
+    key: 'sk-upstream-good',
+    models: ['gpt-4o-mini', 'e2e-model'],
+  });
   browser = await launchBrowser();
   admin = await openPage(browser);
   page = admin.page;

@@ -21,7 +21,7 @@ describe('public content: notice, about, home page', () => {
       expect(empty).toEqual({ success: true, message: '', data: '' });
       const saved = await admin.put('/api/option/', { key, value: `# ${key}\n\nhello <b>world</b>` });
       expect(saved.success).toBe(true);
-      const body = await fetch(server.url + path).then((r) => r.json());
+      const body = (await fetch(server.url + path).then((r) => r.json())) as { data: string };
       expect(body.data).toBe(`# ${key}\n\nhello <b>world</b>`);
     }
   });

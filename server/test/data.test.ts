@@ -1,35 +1,36 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueAccessToken } from '../src/modules/auth/access-token.ts';
 import { exportQuotaData } from '../src/modules/data/export.ts';
+import { consumeLogRow } from './support/console-rows.ts';
 import { DATABASES } from './support/databases.ts';
+import { seedUser } from './support/relay-seed.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
 const HOUR = 3600;
 
 async function makeUser(server: TestServer, username: string, role: number) {
-  await server.ctx.db.db
-    .insertInto('users')
-    .values({ username, password: 'x', role, status: 1, group: 'default', setting: '{}', created_at: 0, aff_code: username })
-    .execute();
-  const row = await server.ctx.db.db.selectFrom('users').select('id').where('username', '=', username).executeTakeFirstOrThrow();
-  const id = Number(row.id);
+  const { id } = await seedUser(server.ctx, { quota: 0, role, username });
   const token = await issueAccessToken(server.ctx, id);
   return { id, headers: { authorization: `Bearer ${token}`, 'new-api-user': String(id) } };
 }
 
-function consumeLog(userId: number, username: string, model: string, createdAt: number, quota: number, tokens: [number, number]) {
-  return {
+function consumeLog(
+  userId: number,
+  username: string,
+  model: string,
+  createdAt: number,
+  quota: number,
+  tokens: [number, number],
+) {
+  return consumeLogRow({
     user_id: userId,
     username,
     model_name: model,
     created_at: createdAt,
-    type: 2,
     quota,
     prompt_tokens: tokens[0],
     completion_tokens: tokens[1],
-    content: '',
-    other: '{}',
-  };
+  });
 }
 
 for (const engine of DATABASES) {
@@ -47,7 +48,10 @@ for (const engine of DATABASES) {
     afterAll(() => server?.close());
 
     const get = (path: string, headers: Record<string, string>) =>
-      fetch(`${server.url}${path}`, { headers }).then(async (r) => ({ status: r.status, body: await r.json() }));
+      fetch(`${server.url}${path}`, { headers }).then(async (r) => ({
+        status: r.status,
+        body: (await r.json()) as any,
+      }));
 
     it('aggregates consume logs per user, model and hour, and a second run changes nothing', async () => {
       await server.ctx.logDb.db
@@ -63,8 +67,21 @@ for (const engine of DATABASES) {
         ])
         .execute();
       await exportQuotaData(server.ctx);
-      const rows = await server.ctx.db.db.selectFrom('quota_data').selectAll().orderBy('created_at').orderBy('user_id').execute();
-      const simple = rows.map((r) => [Number(r.user_id), r.username, r.model_name, Number(r.created_at), Number(r.count), Number(r.quota), Number(r.token_used)]);
+      const rows = await server.ctx.db.db
+        .selectFrom('quota_data')
+        .selectAll()
+        .orderBy('created_at')
+        .orderBy('user_id')
+        .execute();
+      const simple = rows.map((r) => [
+        Number(r.user_id),
+        r.username,
+        r.model_name,
+        Number(r.created_at),
+        Number(r.count),
+        Number(r.quota),
+        Number(r.token_used),
+      ]);
       expect(simple).toEqual([
         [admin.id, 'admin1', 'gpt-4o-mini', base, 1, 9, 6],
         [alice.id, 'alice', 'gpt-4o-mini', base, 2, 150, 18],
@@ -72,10 +89,21 @@ for (const engine of DATABASES) {
       ]);
 
       await exportQuotaData(server.ctx);
-      const again = await server.ctx.db.db.selectFrom('quota_data').selectAll().orderBy('created_at').orderBy('user_id').execute();
-      expect(again.map((r) => [Number(r.user_id), r.model_name, Number(r.created_at), Number(r.count), Number(r.quota)])).toEqual(
-        simple.map((r) => [r[0], r[2], r[3], r[4], r[5]]),
-      );
+      const again = await server.ctx.db.db
+        .selectFrom('quota_data')
+        .selectAll()
+        .orderBy('created_at')
+        .orderBy('user_id')
+        .execute();
+      expect(
+        again.map((r) => [
+          Number(r.user_id),
+          r.model_name,
+          Number(r.created_at),
+          Number(r.count),
+          Number(r.quota),
+        ]),
+      ).toEqual(simple.map((r) => [r[0], r[2], r[3], r[4], r[5]]));
     });
 
     it('picks up rows written after the last run, including late rows of the last hour, without double counting', async () => {
@@ -95,7 +123,9 @@ for (const engine of DATABASES) {
         .where('model_name', '=', 'gpt-4o')
         .orderBy('created_at')
         .execute();
-      expect(rows.map((r) => [Number(r.created_at), Number(r.count), Number(r.quota), Number(r.token_used)])).toEqual([
+      expect(
+        rows.map((r) => [Number(r.created_at), Number(r.count), Number(r.quota), Number(r.token_used)]),
+      ).toEqual([
         [base + HOUR, 2, 1000, 130],
         [base + 2 * HOUR, 1, 1, 1],
       ]);
@@ -111,26 +141,46 @@ for (const engine of DATABASES) {
     });
 
     it('GET /api/data/ sums every user per model and hour for admins, or filters one username', async () => {
-      const all = await get(`/api/data/?start_timestamp=${base}&end_timestamp=${base + 10 * HOUR}`, admin.headers);
+      const all = await get(
+        `/api/data/?start_timestamp=${base}&end_timestamp=${base + 10 * HOUR}`,
+        admin.headers,
+      );
       expect(all.status).toBe(200);
       expect(all.body.success).toBe(true);
-      const first = all.body.data.find((r: { model_name: string; created_at: number }) => r.model_name === 'gpt-4o-mini' && r.created_at === base);
+      const first = all.body.data.find(
+        (r: { model_name: string; created_at: number }) =>
+          r.model_name === 'gpt-4o-mini' && r.created_at === base,
+      );
       expect(first).toMatchObject({ count: 3, quota: 159, token_used: 24, username: '' });
 
-      const one = await get(`/api/data/?username=admin1&start_timestamp=${base}&end_timestamp=${base + 10 * HOUR}`, admin.headers);
-      expect(one.body.data).toEqual([expect.objectContaining({ username: 'admin1', model_name: 'gpt-4o-mini', count: 1, quota: 9 })]);
+      const one = await get(
+        `/api/data/?username=admin1&start_timestamp=${base}&end_timestamp=${base + 10 * HOUR}`,
+        admin.headers,
+      );
+      expect(one.body.data).toEqual([
+        expect.objectContaining({ username: 'admin1', model_name: 'gpt-4o-mini', count: 1, quota: 9 }),
+      ]);
 
-      const narrow = await get(`/api/data/?start_timestamp=${base + HOUR}&end_timestamp=${base + HOUR}`, admin.headers);
+      const narrow = await get(
+        `/api/data/?start_timestamp=${base + HOUR}&end_timestamp=${base + HOUR}`,
+        admin.headers,
+      );
       expect(narrow.body.data.map((r: { model_name: string }) => r.model_name)).toEqual(['gpt-4o']);
     });
 
-    it('GET /api/data/self/ shows only the caller\'s rows and limits the span to a month', async () => {
-      const own = await get(`/api/data/self/?start_timestamp=${base}&end_timestamp=${base + 10 * HOUR}`, alice.headers);
+    it("GET /api/data/self/ shows only the caller's rows and limits the span to a month", async () => {
+      const own = await get(
+        `/api/data/self/?start_timestamp=${base}&end_timestamp=${base + 10 * HOUR}`,
+        alice.headers,
+      );
       expect(own.status).toBe(200);
       expect(own.body.data.length).toBe(3);
       expect(own.body.data.every((r: { user_id: number }) => r.user_id === alice.id)).toBe(true);
 
-      const tooLong = await get(`/api/data/self/?start_timestamp=${base - 40 * 24 * HOUR}&end_timestamp=${base}`, alice.headers);
+      const tooLong = await get(
+        `/api/data/self/?start_timestamp=${base - 40 * 24 * HOUR}&end_timestamp=${base}`,
+        alice.headers,
+      );
       expect(tooLong.status).toBe(400);
       expect(tooLong.body).toEqual({ success: false, message: 'the time span must not exceed one month' });
     });
@@ -141,7 +191,10 @@ for (const engine of DATABASES) {
       const bad = await get('/api/data/?start_timestamp=abc', admin.headers);
       expect(bad.status).toBe(400);
       expect(bad.body.success).toBe(false);
-      const reversed = await get(`/api/data/?start_timestamp=${base + HOUR}&end_timestamp=${base}`, admin.headers);
+      const reversed = await get(
+        `/api/data/?start_timestamp=${base + HOUR}&end_timestamp=${base}`,
+        admin.headers,
+      );
       expect(reversed.status).toBe(400);
     });
   });

@@ -28,13 +28,21 @@ describe('relay: settings that refuse requests', () => {
     expect(res.success, `${key}: ${res.message}`).toBe(true);
   };
   const ask = (client: OpenAI, content: string | OpenAI.Chat.Completions.ChatCompletionContentPart[]) =>
-    client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content } as OpenAI.Chat.Completions.ChatCompletionMessageParam] });
+    client.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content } as OpenAI.Chat.Completions.ChatCompletionMessageParam],
+    });
 
   beforeAll(async () => {
     mock = await startMockUpstream();
     server = await startServer();
     admin = await loginAs(server, { username: 'root1', role: Role.Root });
-    await seedChannel(server.ctx, { baseUrl: mock.url, key: 'sk-upstream-good', models: [MODEL], group: 'default,vip' });
+    await seedChannel(server.ctx, {
+      baseUrl: mock.url,
+      key: 'sk-upstream-good',
+      models: [MODEL],
+      group: 'default,vip',
+    });
   });
   afterAll(async () => {
     await server?.close();
@@ -49,7 +57,10 @@ describe('relay: settings that refuse requests', () => {
     await setOption('CheckSensitiveEnabled', 'true');
     await setOption('CheckSensitiveOnPromptEnabled', 'true');
     const before = mock.requests.length;
-    for (const content of ['please explain badword to me', [{ type: 'text' as const, text: 'x FORBIDDEN-TOPIC y' }]]) {
+    for (const content of [
+      'please explain badword to me',
+      [{ type: 'text' as const, text: 'x FORBIDDEN-TOPIC y' }],
+    ]) {
       const err = await ask(client, content).catch((e) => e);
       expect(err).toBeInstanceOf(OpenAI.BadRequestError);
       expect(err.status).toBe(400);
@@ -91,7 +102,10 @@ describe('relay: settings that refuse requests', () => {
   });
 
   it('refuses a malformed group limit with a 400 and keeps the old value', async () => {
-    const res = await admin.put('/api/option/', { key: 'ModelRequestRateLimitGroup', value: '{"vip": [5, 0]}' });
+    const res = await admin.put('/api/option/', {
+      key: 'ModelRequestRateLimitGroup',
+      value: '{"vip": [5, 0]}',
+    });
     expect(res.status).toBe(400);
     expect(server.ctx.options.json('ModelRequestRateLimitGroup')).toEqual({ vip: [0, 1] });
   });
@@ -106,7 +120,12 @@ describe('relay: settings that refuse requests', () => {
     });
     const client = await clientFor('pt');
     const send = async () => {
-      const stream = await client.chat.completions.create({ model: 'gpt-4o', stream: true, temperature: 0.9, messages: [{ role: 'user', content: 'hi' }] });
+      const stream = await client.chat.completions.create({
+        model: 'gpt-4o',
+        stream: true,
+        temperature: 0.9,
+        messages: [{ role: 'user', content: 'hi' }],
+      });
       let text = '';
       for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
       expect(text.length).toBeGreaterThan(0);
@@ -129,9 +148,19 @@ describe('relay: settings that refuse requests', () => {
     await setOption('LogConsumeEnabled', 'false');
     await ask(client, 'not logged');
     await flushLedger(server.ctx);
-    const logs = () => server.ctx.logDb.db.selectFrom('logs').select('quota').where('user_id', '=', userId).where('type', '=', 2).execute();
+    const logs = () =>
+      server.ctx.logDb.db
+        .selectFrom('logs')
+        .select('quota')
+        .where('user_id', '=', userId)
+        .where('type', '=', 2)
+        .execute();
     expect(await logs()).toEqual([]);
-    const used = await server.ctx.db.db.selectFrom('users').select('used_quota').where('id', '=', userId).executeTakeFirstOrThrow();
+    const used = await server.ctx.db.db
+      .selectFrom('users')
+      .select('used_quota')
+      .where('id', '=', userId)
+      .executeTakeFirstOrThrow();
     expect(Number(used.used_quota)).toBeGreaterThan(0);
 
     await setOption('LogConsumeEnabled', 'true');

@@ -43,15 +43,21 @@ describe('POST /api/option/oidc_discovery', () => {
   });
 
   it('refuses a private address unless the admin allows private targets', async () => {
-    const res = await admin.post('/api/option/oidc_discovery', { well_known: `${idpUrl}/.well-known/openid-configuration` });
+    const res = await admin.post('/api/option/oidc_discovery', {
+      well_known: `${idpUrl}/.well-known/openid-configuration`,
+    });
     expect(res.status).toBe(400);
     expect(res.success).toBe(false);
     expect(res.message).toMatch(/private|not allowed|refuse/i);
   });
 
   it('reads the three endpoints from the well-known document', async () => {
-    expect((await admin.put('/api/option/', { key: 'fetch_setting.allow_private_ip', value: 'true' })).success).toBe(true);
-    const res = await admin.post('/api/option/oidc_discovery', { well_known: `${idpUrl}/.well-known/openid-configuration` });
+    expect(
+      (await admin.put('/api/option/', { key: 'fetch_setting.allow_private_ip', value: 'true' })).success,
+    ).toBe(true);
+    const res = await admin.post('/api/option/oidc_discovery', {
+      well_known: `${idpUrl}/.well-known/openid-configuration`,
+    });
     expect(res.success).toBe(true);
     expect(res.data).toEqual({
       authorization_endpoint: `${idpUrl}/authorize`,
@@ -67,7 +73,9 @@ describe('POST /api/option/oidc_discovery', () => {
     const missing = await admin.post('/api/option/oidc_discovery', { well_known: `${idpUrl}/nothing` });
     expect(missing.status).toBe(400);
     expect(missing.message).toMatch(/HTTP 404/);
-    const forbidden = await user.post('/api/option/oidc_discovery', { well_known: `${idpUrl}/.well-known/openid-configuration` });
+    const forbidden = await user.post('/api/option/oidc_discovery', {
+      well_known: `${idpUrl}/.well-known/openid-configuration`,
+    });
     expect(forbidden.status).toBe(403);
   });
 });

@@ -2,7 +2,23 @@ import { Tag } from 'antd';
 import { copyText } from './copyText.ts';
 
 /** Spec 002 §9: channel tags cycle through 15 colours by channel id. */
-const COLORS = ['blue', 'cyan', 'geekblue', 'gold', 'green', 'lime', 'magenta', 'orange', 'pink', 'purple', 'red', 'volcano', 'processing', 'success', 'warning'];
+const COLORS = [
+  'blue',
+  'cyan',
+  'geekblue',
+  'gold',
+  'green',
+  'lime',
+  'magenta',
+  'orange',
+  'pink',
+  'purple',
+  'red',
+  'volcano',
+  'processing',
+  'success',
+  'warning',
+];
 
 export function channelColor(id: number) {
   return COLORS[Math.abs(Math.trunc(id)) % COLORS.length];

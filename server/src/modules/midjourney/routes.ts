@@ -19,8 +19,26 @@ const listQuery = z.object({
 type ListQuery = z.infer<typeof listQuery>;
 
 const COLUMNS = [
-  'id', 'code', 'user_id', 'action', 'mj_id', 'prompt', 'prompt_en', 'description', 'state', 'submit_time', 'start_time',
-  'finish_time', 'image_url', 'status', 'progress', 'fail_reason', 'channel_id', 'quota', 'buttons', 'properties',
+  'id',
+  'code',
+  'user_id',
+  'action',
+  'mj_id',
+  'prompt',
+  'prompt_en',
+  'description',
+  'state',
+  'submit_time',
+  'start_time',
+  'finish_time',
+  'image_url',
+  'status',
+  'progress',
+  'fail_reason',
+  'channel_id',
+  'quota',
+  'buttons',
+  'properties',
 ] as const;
 
 async function list(ctx: AppContext, q: ListQuery, userId?: number) {
@@ -30,7 +48,11 @@ async function list(ctx: AppContext, q: ListQuery, userId?: number) {
   if (q.mj_id) sel = sel.where('mj_id', '=', q.mj_id);
   if (q.start_timestamp) sel = sel.where('submit_time', '>=', q.start_timestamp);
   if (q.end_timestamp) sel = sel.where('submit_time', '<=', q.end_timestamp);
-  const rows = await sel.orderBy('id', 'desc').limit(PAGE_SIZE).offset(q.p * PAGE_SIZE).execute();
+  const rows = await sel
+    .orderBy('id', 'desc')
+    .limit(PAGE_SIZE)
+    .offset(q.p * PAGE_SIZE)
+    .execute();
   return rows.map((r) => {
     const row = {
       ...r,
@@ -56,7 +78,9 @@ async function list(ctx: AppContext, q: ListQuery, userId?: number) {
 
 /** Drawing (Midjourney) job lists, 10 per page with p from 0 (spec 002 §7). */
 export default function midjourneyFeature(app: FastifyInstance, ctx: AppContext) {
-  app.get('/mj/', { preHandler: requireAdmin(ctx) }, async (req) => ok(await list(ctx, parseOr400(listQuery, req.query))));
+  app.get('/mj/', { preHandler: requireAdmin(ctx) }, async (req) =>
+    ok(await list(ctx, parseOr400(listQuery, req.query))),
+  );
   app.get('/mj/self/', { preHandler: requireUser(ctx) }, async (req) =>
     ok(await list(ctx, parseOr400(listQuery, req.query), req.user!.id)),
   );

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { requireAdmin, tryUser } from '../auth/guard.ts';
-import { createPricingCache, groupRatios, usableGroups } from './service.ts';
 import { resetModelPrices } from './reset.ts';
+import { createPricingCache, groupRatios, usableGroups } from './service.ts';
 
 /** Public price list (spec 002 §3, reference console-api.md §13.2) and the admin "reset model ratios" action. */
 export default function pricingFeature(app: FastifyInstance, ctx: AppContext) {

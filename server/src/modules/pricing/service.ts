@@ -29,18 +29,30 @@ function numberMap(ctx: AppContext, key: string): NumMap {
  * relay bills them (the relay's price cache: options over the built-in table).
  */
 export async function buildPricingRows(ctx: AppContext, prices: PriceCache): Promise<PricingRow[]> {
-  const abilities = await ctx.db.db.selectFrom('abilities').select(['group', 'model']).where('enabled', '=', 1).execute();
+  const abilities = await ctx.db.db
+    .selectFrom('abilities')
+    .select(['group', 'model'])
+    .where('enabled', '=', 1)
+    .execute();
   const groupsByModel = new Map<string, Set<string>>();
   for (const a of abilities) {
-    let set = groupsByModel.get(a.model);
-    if (!set) groupsByModel.set(a.model, (set = new Set()));
+    const set = groupsByModel.get(a.model) ?? new Set<string>();
     set.add(a.group);
+    groupsByModel.set(a.model, set);
   }
   return [...groupsByModel.keys()].sort().map((model): PricingRow => {
     const enable_groups = [...(groupsByModel.get(model) ?? [])].sort();
     const p = prices.model(model);
     if (p && p.modelPrice >= 0) {
-      return { model_name: model, quota_type: 1, model_ratio: 0, completion_ratio: 0, model_price: p.modelPrice, enable_groups, unpriced: false };
+      return {
+        model_name: model,
+        quota_type: 1,
+        model_ratio: 0,
+        completion_ratio: 0,
+        model_price: p.modelPrice,
+        enable_groups,
+        unpriced: false,
+      };
     }
     return {
       model_name: model,

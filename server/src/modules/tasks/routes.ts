@@ -23,8 +23,23 @@ const listQuery = z.object({
 type ListQuery = z.infer<typeof listQuery>;
 
 const COLUMNS = [
-  'id', 'created_at', 'updated_at', 'task_id', 'platform', 'user_id', 'channel_id', 'quota', 'action', 'status',
-  'fail_reason', 'submit_time', 'start_time', 'finish_time', 'progress', 'properties', 'data',
+  'id',
+  'created_at',
+  'updated_at',
+  'task_id',
+  'platform',
+  'user_id',
+  'channel_id',
+  'quota',
+  'action',
+  'status',
+  'fail_reason',
+  'submit_time',
+  'start_time',
+  'finish_time',
+  'progress',
+  'properties',
+  'data',
 ] as const;
 
 async function list(ctx: AppContext, q: ListQuery, userId?: number) {
@@ -37,7 +52,11 @@ async function list(ctx: AppContext, q: ListQuery, userId?: number) {
   if (q.status) sel = sel.where('status', '=', q.status);
   if (q.start_timestamp) sel = sel.where('submit_time', '>=', q.start_timestamp);
   if (q.end_timestamp) sel = sel.where('submit_time', '<=', q.end_timestamp);
-  const rows = await sel.orderBy('id', 'desc').limit(PAGE_SIZE).offset(q.p * PAGE_SIZE).execute();
+  const rows = await sel
+    .orderBy('id', 'desc')
+    .limit(PAGE_SIZE)
+    .offset(q.p * PAGE_SIZE)
+    .execute();
   return rows.map((r) => {
     const row = {
       ...r,
@@ -62,7 +81,9 @@ async function list(ctx: AppContext, q: ListQuery, userId?: number) {
 
 /** Asynchronous task (Suno) lists, 10 per page with p from 0 (spec 002 §7). */
 export default function tasksFeature(app: FastifyInstance, ctx: AppContext) {
-  app.get('/task/', { preHandler: requireAdmin(ctx) }, async (req) => ok(await list(ctx, parseOr400(listQuery, req.query))));
+  app.get('/task/', { preHandler: requireAdmin(ctx) }, async (req) =>
+    ok(await list(ctx, parseOr400(listQuery, req.query))),
+  );
   app.get('/task/self', { preHandler: requireUser(ctx) }, async (req) =>
     ok(await list(ctx, parseOr400(listQuery, req.query), req.user!.id)),
   );

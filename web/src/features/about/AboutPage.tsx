@@ -17,7 +17,9 @@ export default function AboutPage() {
         <RichContent text={text} title={t('about.title')} />
       ) : (
         <>
-          <Typography.Paragraph>{t('about.default', { name: status.system_name || 'New API' })}</Typography.Paragraph>
+          <Typography.Paragraph>
+            {t('about.default', { name: status.system_name || 'New API' })}
+          </Typography.Paragraph>
           <Typography.Paragraph type="secondary">{t('about.hint')}</Typography.Paragraph>
         </>
       )}

@@ -12,7 +12,8 @@ export default function Chat2LinkPage() {
   const { t } = useTranslation();
   const { status, isFetched } = useStatus();
   const { key } = useChatKey();
-  const firstChat = Array.isArray(status.chats) && status.chats[0] ? String(Object.values(status.chats[0])[0] ?? '') : '';
+  const firstChat =
+    Array.isArray(status.chats) && status.chats[0] ? String(Object.values(status.chats[0])[0] ?? '') : '';
   const base = (status.chat_link || firstChat.split('#')[0] || '').replace(/\/+$/, '');
   const address = status.server_address || window.location.origin;
 
@@ -23,5 +24,9 @@ export default function Chat2LinkPage() {
   }, [base, key, address]);
 
   if (isFetched && !base) return <Result status="info" title={t('chat.noLinks')} />;
-  return <Spin tip={t('chat.loading')} size="large" style={{ display: 'block', margin: 96 }}><div style={{ height: 1 }} /></Spin>;
+  return (
+    <Spin tip={t('chat.loading')} size="large" style={{ display: 'block', margin: 96 }}>
+      <div style={{ height: 1 }} />
+    </Spin>
+  );
 }

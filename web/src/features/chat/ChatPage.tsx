@@ -26,7 +26,8 @@ function ChatFrame() {
 
   if (!chats.length) return <Result status="info" title={t('chat.noLinks')} />;
   if (typeof template !== 'string' || !template) return <Result status="warning" title={t('chat.badLink')} />;
-  if (loading || !key || !address) return <Alert type="warning" showIcon title={t('chat.redirecting')} style={{ margin: 16 }} />;
+  if (loading || !key || !address)
+    return <Alert type="warning" showIcon title={t('chat.redirecting')} style={{ margin: 16 }} />;
   return (
     <iframe
       src={fillTemplate(template, address, key)}

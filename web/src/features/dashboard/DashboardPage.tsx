@@ -25,7 +25,8 @@ export default function DashboardPage() {
   const { status } = useStatus();
   const { mode } = useThemeMode();
   const { format, toUnits, displayInCurrency } = useQuotaFormat();
-  const initialGranularity = (['hour', 'day', 'week'] as const).find((g) => g === status.data_export_default_time) ?? 'hour';
+  const initialGranularity =
+    (['hour', 'day', 'week'] as const).find((g) => g === status.data_export_default_time) ?? 'hour';
   const [granularity, setGranularity] = useState<Granularity>(initialGranularity);
   const [range, setRange] = useState<[number, number]>(() => defaultRange(initialGranularity));
   const [usernameInput, setUsernameInput] = useState('');
@@ -36,7 +37,11 @@ export default function DashboardPage() {
     queryKey: ['quota-data', isAdmin, username, range],
     queryFn: () =>
       isAdmin
-        ? api.get<QuotaDataRow[]>('/api/data/', { username, start_timestamp: range[0], end_timestamp: range[1] })
+        ? api.get<QuotaDataRow[]>('/api/data/', {
+            username,
+            start_timestamp: range[0],
+            end_timestamp: range[1],
+          })
         : api.get<QuotaDataRow[]>('/api/data/self/', { start_timestamp: range[0], end_timestamp: range[1] }),
   });
   const agg = useMemo(() => aggregate(data.data ?? [], granularity), [data.data, granularity]);
@@ -44,12 +49,24 @@ export default function DashboardPage() {
   const value = (quota: number) => (displayInCurrency ? Number(toUnits(quota).toFixed(6)) : quota);
 
   const chartTheme = mode === 'dark' ? 'dark' : undefined;
-  const base = { animation: false, backgroundColor: 'transparent', tooltip: { trigger: 'axis' as const }, legend: { type: 'scroll' as const, top: 0 }, grid: { left: 8, right: 16, top: 40, bottom: 8, containLabel: true } };
+  const base = {
+    animation: false,
+    backgroundColor: 'transparent',
+    tooltip: { trigger: 'axis' as const },
+    legend: { type: 'scroll' as const, top: 0 },
+    grid: { left: 8, right: 16, top: 40, bottom: 8, containLabel: true },
+  };
   const quotaOption = {
     ...base,
     xAxis: { type: 'category', data: agg.buckets },
     yAxis: { type: 'value', name: displayInCurrency ? 'US$' : t('dashboard.quota') },
-    series: agg.models.map(([name, m]) => ({ name, type: 'bar', stack: 'quota', emphasis: { focus: 'series' }, data: agg.buckets.map((b) => value(m.quota.get(b) ?? 0)) })),
+    series: agg.models.map(([name, m]) => ({
+      name,
+      type: 'bar',
+      stack: 'quota',
+      emphasis: { focus: 'series' },
+      data: agg.buckets.map((b) => value(m.quota.get(b) ?? 0)),
+    })),
   };
   const countOption = {
     ...base,
@@ -85,13 +102,28 @@ export default function DashboardPage() {
     <Space orientation="vertical" size="middle" style={{ width: '100%' }}>
       <Card size="small">
         <Space wrap>
-          <DatePicker showTime value={dayjs.unix(range[0])} onChange={pick(0)} allowClear={false} aria-label={t('common.startTime')} />
-          <DatePicker showTime value={dayjs.unix(range[1])} onChange={pick(1)} allowClear={false} aria-label={t('common.endTime')} />
+          <DatePicker
+            showTime
+            value={dayjs.unix(range[0])}
+            onChange={pick(0)}
+            allowClear={false}
+            aria-label={t('common.startTime')}
+          />
+          <DatePicker
+            showTime
+            value={dayjs.unix(range[1])}
+            onChange={pick(1)}
+            allowClear={false}
+            aria-label={t('common.endTime')}
+          />
           <Select<Granularity>
             value={granularity}
             onChange={onGranularity}
             style={{ width: 110 }}
-            options={(['hour', 'day', 'week'] as const).map((g) => ({ value: g, label: t(`dashboard.granularity.${g}`) }))}
+            options={(['hour', 'day', 'week'] as const).map((g) => ({
+              value: g,
+              label: t(`dashboard.granularity.${g}`),
+            }))}
             aria-label={t('dashboard.granularityLabel')}
           />
           {isAdmin && (
@@ -143,12 +175,28 @@ export default function DashboardPage() {
               {
                 key: 'quota',
                 label: t('dashboard.quotaChart'),
-                children: <ReactECharts key={`q-${mode}`} option={quotaOption} theme={chartTheme} notMerge style={{ height: 380 }} />,
+                children: (
+                  <ReactECharts
+                    key={`q-${mode}`}
+                    option={quotaOption}
+                    theme={chartTheme}
+                    notMerge
+                    style={{ height: 380 }}
+                  />
+                ),
               },
               {
                 key: 'count',
                 label: t('dashboard.countChart'),
-                children: <ReactECharts key={`c-${mode}`} option={countOption} theme={chartTheme} notMerge style={{ height: 380 }} />,
+                children: (
+                  <ReactECharts
+                    key={`c-${mode}`}
+                    option={countOption}
+                    theme={chartTheme}
+                    notMerge
+                    style={{ height: 380 }}
+                  />
+                ),
               },
             ]}
           />

@@ -16,7 +16,8 @@ const FORMAT: Record<Granularity, string> = { hour: 'MM-DD HH:00', day: 'YYYY-MM
 /** The default window for a granularity: 24 hours, 7 days or 30 days, ending an hour from now. */
 export function defaultRange(g: Granularity): [number, number] {
   const end = dayjs().add(1, 'hour');
-  const start = g === 'hour' ? end.subtract(24, 'hour') : g === 'day' ? end.subtract(7, 'day') : end.subtract(30, 'day');
+  const start =
+    g === 'hour' ? end.subtract(24, 'hour') : g === 'day' ? end.subtract(7, 'day') : end.subtract(30, 'day');
   return [start.unix(), end.unix()];
 }
 
@@ -27,13 +28,21 @@ export function bucketLabel(ts: number, g: Granularity): string {
 /** Sums rows per time bucket and model: the buckets in time order, the models by total quota. */
 export function aggregate(rows: QuotaDataRow[], g: Granularity) {
   const buckets: string[] = [];
-  const byModel = new Map<string, { quota: Map<string, number>; count: Map<string, number>; totalQuota: number; totalCount: number }>();
+  const byModel = new Map<
+    string,
+    { quota: Map<string, number>; count: Map<string, number>; totalQuota: number; totalCount: number }
+  >();
   const totals = { quota: 0, count: 0, tokens: 0 };
   for (const r of [...rows].sort((a, b) => a.created_at - b.created_at)) {
     const label = bucketLabel(r.created_at, g);
     if (buckets[buckets.length - 1] !== label && !buckets.includes(label)) buckets.push(label);
-    let m = byModel.get(r.model_name);
-    if (!m) byModel.set(r.model_name, (m = { quota: new Map(), count: new Map(), totalQuota: 0, totalCount: 0 }));
+    const m = byModel.get(r.model_name) ?? {
+      quota: new Map(),
+      count: new Map(),
+      totalQuota: 0,
+      totalCount: 0,
+    };
+    byModel.set(r.model_name, m);
     m.quota.set(label, (m.quota.get(label) ?? 0) + Number(r.quota));
     m.count.set(label, (m.count.get(label) ?? 0) + Number(r.count));
     m.totalQuota += Number(r.quota);

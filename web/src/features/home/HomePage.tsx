@@ -41,7 +41,11 @@ function DefaultHome() {
     { icon: <ExperimentOutlined />, title: t('home.f3'), text: t('home.f3Text') },
   ];
   return (
-    <Space orientation="vertical" size="large" style={{ width: '100%', maxWidth: 1080, margin: '0 auto', display: 'flex', padding: '24px 0' }}>
+    <Space
+      orientation="vertical"
+      size="large"
+      style={{ width: '100%', maxWidth: 1080, margin: '0 auto', display: 'flex', padding: '24px 0' }}
+    >
       <div style={{ textAlign: 'center', padding: '32px 8px' }}>
         <Typography.Title style={{ marginBottom: 8 }}>{name}</Typography.Title>
         <Typography.Paragraph type="secondary" style={{ fontSize: 16 }}>
@@ -57,7 +61,13 @@ function DefaultHome() {
             <Button size="large">{t('home.pricing')}</Button>
           </Link>
           {status.docs_link && (
-            <Button size="large" icon={<ReadOutlined />} href={status.docs_link} target="_blank" rel="noreferrer">
+            <Button
+              size="large"
+              icon={<ReadOutlined />}
+              href={status.docs_link}
+              target="_blank"
+              rel="noreferrer"
+            >
               {t('home.docs')}
             </Button>
           )}
@@ -83,7 +93,9 @@ function DefaultHome() {
           <Descriptions.Item label={t('home.name')}>{name}</Descriptions.Item>
           <Descriptions.Item label={t('home.version')}>{status.version || '-'}</Descriptions.Item>
           <Descriptions.Item label={t('home.startTime')}>{formatTime(status.start_time)}</Descriptions.Item>
-          <Descriptions.Item label={t('home.address')}>{status.server_address || window.location.origin}</Descriptions.Item>
+          <Descriptions.Item label={t('home.address')}>
+            {status.server_address || window.location.origin}
+          </Descriptions.Item>
         </Descriptions>
       </Card>
     </Space>

@@ -21,7 +21,15 @@ export function NoticeModal() {
     setOpen(false);
   };
   return (
-    <Modal open={open} title={t('home.notice')} onCancel={close} onOk={close} okText={t('home.noticeClose')} cancelButtonProps={{ style: { display: 'none' } }} width={640}>
+    <Modal
+      open={open}
+      title={t('home.notice')}
+      onCancel={close}
+      onOk={close}
+      okText={t('home.noticeClose')}
+      cancelButtonProps={{ style: { display: 'none' } }}
+      width={640}
+    >
       <RichContent text={notice ?? ''} title={t('home.notice')} frameHeight="60vh" />
     </Modal>
   );

@@ -1,5 +1,18 @@
 import { useQuery } from '@tanstack/react-query';
-import { Alert, Button, Card, DatePicker, Image, Input, Modal, Progress, Space, Table, Tag, Typography } from 'antd';
+import {
+  Alert,
+  Button,
+  Card,
+  DatePicker,
+  Image,
+  Input,
+  Modal,
+  Progress,
+  Space,
+  Table,
+  Tag,
+  Typography,
+} from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -25,14 +38,41 @@ interface DrawingTask {
   fail_reason: string;
 }
 
-const ACTIONS = ['IMAGINE', 'UPSCALE', 'VARIATION', 'HIGH_VARIATION', 'LOW_VARIATION', 'PAN', 'DESCRIBE', 'BLEND', 'UPLOAD', 'SHORTEN', 'REROLL', 'INPAINT', 'ZOOM', 'CUSTOM_ZOOM', 'MODAL', 'SWAP_FACE'];
-const STATUS_COLOR: Record<string, string> = { SUCCESS: 'green', FAILURE: 'red', IN_PROGRESS: 'blue', SUBMITTED: 'gold', NOT_START: 'default', MODAL: 'purple' };
+const ACTIONS = [
+  'IMAGINE',
+  'UPSCALE',
+  'VARIATION',
+  'HIGH_VARIATION',
+  'LOW_VARIATION',
+  'PAN',
+  'DESCRIBE',
+  'BLEND',
+  'UPLOAD',
+  'SHORTEN',
+  'REROLL',
+  'INPAINT',
+  'ZOOM',
+  'CUSTOM_ZOOM',
+  'MODAL',
+  'SWAP_FACE',
+];
+const STATUS_COLOR: Record<string, string> = {
+  SUCCESS: 'green',
+  FAILURE: 'red',
+  IN_PROGRESS: 'blue',
+  SUBMITTED: 'gold',
+  NOT_START: 'default',
+  MODAL: 'purple',
+};
 const CODE_COLOR: Record<number, string> = { 1: 'green', 21: 'lime', 22: 'orange', 0: 'default' };
 /** Server pages are fixed at 10 rows. */
 const SERVER_PAGE = 10;
 
 /** The last 30 days up to an hour ahead (spec 002 §9), in milliseconds. */
-const defaultRange = (): [Dayjs, Dayjs] => [dayjs().subtract(30, 'day').startOf('day'), dayjs().add(1, 'hour')];
+const defaultRange = (): [Dayjs, Dayjs] => [
+  dayjs().subtract(30, 'day').startOf('day'),
+  dayjs().add(1, 'hour'),
+];
 
 /** Drawing log (/midjourney, spec 002 §2): filters, 10-row server pages, image preview, prompt modals. */
 export default function MidjourneyPage() {
@@ -58,7 +98,11 @@ export default function MidjourneyPage() {
   const notifyOn = status.mj_notify_enabled === true || String(status.mj_notify_enabled) === 'true';
   const clickable = (title: string, body: string) =>
     body ? (
-      <Typography.Link ellipsis style={{ maxWidth: 220, display: 'inline-block' }} onClick={() => setText({ title, body })}>
+      <Typography.Link
+        ellipsis
+        style={{ maxWidth: 220, display: 'inline-block' }}
+        onClick={() => setText({ title, body })}
+      >
         {body}
       </Typography.Link>
     ) : (
@@ -67,14 +111,38 @@ export default function MidjourneyPage() {
 
   return (
     <Card title={t('mj.title')}>
-      {isAdmin && !notifyOn && <Alert type="info" showIcon title={t('mj.notifyOff')} style={{ marginBottom: 16 }} />}
+      {isAdmin && !notifyOn && (
+        <Alert type="info" showIcon title={t('mj.notifyOff')} style={{ marginBottom: 16 }} />
+      )}
       <Space wrap style={{ marginBottom: 16 }}>
         {isAdmin && (
-          <Input placeholder={t('mj.channelId')} value={form.channel} onChange={(e) => setForm({ ...form, channel: e.target.value.replace(/\D/g, '') })} style={{ width: 120 }} />
+          <Input
+            placeholder={t('mj.channelId')}
+            value={form.channel}
+            onChange={(e) => setForm({ ...form, channel: e.target.value.replace(/\D/g, '') })}
+            style={{ width: 120 }}
+          />
         )}
-        <Input placeholder={t('mj.taskId')} value={form.mjId} onChange={(e) => setForm({ ...form, mjId: e.target.value })} style={{ width: 200 }} />
-        <DatePicker showTime value={form.range[0]} allowClear={false} onChange={(d) => d && setForm({ ...form, range: [d, form.range[1]] })} aria-label={t('common.startTime')} />
-        <DatePicker showTime value={form.range[1]} allowClear={false} onChange={(d) => d && setForm({ ...form, range: [form.range[0], d] })} aria-label={t('common.endTime')} />
+        <Input
+          placeholder={t('mj.taskId')}
+          value={form.mjId}
+          onChange={(e) => setForm({ ...form, mjId: e.target.value })}
+          style={{ width: 200 }}
+        />
+        <DatePicker
+          showTime
+          value={form.range[0]}
+          allowClear={false}
+          onChange={(d) => d && setForm({ ...form, range: [d, form.range[1]] })}
+          aria-label={t('common.startTime')}
+        />
+        <DatePicker
+          showTime
+          value={form.range[1]}
+          allowClear={false}
+          onChange={(d) => d && setForm({ ...form, range: [form.range[0], d] })}
+          aria-label={t('common.endTime')}
+        />
         <Button
           type="primary"
           onClick={() => {
@@ -92,38 +160,107 @@ export default function MidjourneyPage() {
         loading={list.isLoading}
         dataSource={list.data ?? []}
         // The server answers 10 rows per page without a total: a full page offers one more.
-        pagination={{ current: page, pageSize: SERVER_PAGE, total: (page - 1) * SERVER_PAGE + (list.data?.length ?? 0) + ((list.data?.length ?? 0) >= SERVER_PAGE ? 1 : 0), showSizeChanger: false, onChange: setPage }}
+        pagination={{
+          current: page,
+          pageSize: SERVER_PAGE,
+          total:
+            (page - 1) * SERVER_PAGE +
+            (list.data?.length ?? 0) +
+            ((list.data?.length ?? 0) >= SERVER_PAGE ? 1 : 0),
+          showSizeChanger: false,
+          onChange: setPage,
+        }}
         columns={[
-          { title: t('mj.submitTime'), dataIndex: 'submit_time', render: (v: number) => <TimeText value={v} /> },
+          {
+            title: t('mj.submitTime'),
+            dataIndex: 'submit_time',
+            render: (v: number) => <TimeText value={v} />,
+          },
           {
             title: t('mj.duration'),
             key: 'duration',
-            render: (_, r) => <DurationTag seconds={r.finish_time && r.submit_time ? (r.finish_time - r.submit_time) / 1000 : null} />,
+            render: (_, r) => (
+              <DurationTag
+                seconds={r.finish_time && r.submit_time ? (r.finish_time - r.submit_time) / 1000 : null}
+              />
+            ),
           },
-          ...(isAdmin ? [{ title: t('mj.channel'), dataIndex: 'channel_id', render: (v: number) => <ChannelTag id={v} /> }] : []),
-          { title: t('mj.type'), dataIndex: 'action', render: (v: string) => <Tag color="blue">{ACTIONS.includes(v) ? t(`mj.action.${v}`) : t('common.unknown')}</Tag> },
-          { title: t('mj.taskId'), dataIndex: 'mj_id', render: (v: string) => <Typography.Text copyable>{v}</Typography.Text> },
-          { title: t('mj.code'), dataIndex: 'code', render: (v: number) => <Tag color={CODE_COLOR[v] ?? 'default'}>{t(`mj.codes.${v in CODE_COLOR ? v : 'other'}`)}</Tag> },
-          { title: t('mj.status'), dataIndex: 'status', render: (v: string) => <Tag color={STATUS_COLOR[v] ?? 'default'}>{v ? t(`mj.statuses.${v}`, { defaultValue: v }) : '-'}</Tag> },
+          ...(isAdmin
+            ? [
+                {
+                  title: t('mj.channel'),
+                  dataIndex: 'channel_id',
+                  render: (v: number) => <ChannelTag id={v} />,
+                },
+              ]
+            : []),
+          {
+            title: t('mj.type'),
+            dataIndex: 'action',
+            render: (v: string) => (
+              <Tag color="blue">{ACTIONS.includes(v) ? t(`mj.action.${v}`) : t('common.unknown')}</Tag>
+            ),
+          },
+          {
+            title: t('mj.taskId'),
+            dataIndex: 'mj_id',
+            render: (v: string) => <Typography.Text copyable>{v}</Typography.Text>,
+          },
+          {
+            title: t('mj.code'),
+            dataIndex: 'code',
+            render: (v: number) => (
+              <Tag color={CODE_COLOR[v] ?? 'default'}>{t(`mj.codes.${v in CODE_COLOR ? v : 'other'}`)}</Tag>
+            ),
+          },
+          {
+            title: t('mj.status'),
+            dataIndex: 'status',
+            render: (v: string) => (
+              <Tag color={STATUS_COLOR[v] ?? 'default'}>
+                {v ? t(`mj.statuses.${v}`, { defaultValue: v }) : '-'}
+              </Tag>
+            ),
+          },
           {
             title: t('mj.progress'),
             dataIndex: 'progress',
             render: (v: string, r) => (
-              <Progress percent={Number.parseInt(v, 10) || 0} size="small" status={r.status === 'FAILURE' ? 'exception' : undefined} style={{ width: 120 }} />
+              <Progress
+                percent={Number.parseInt(v, 10) || 0}
+                size="small"
+                status={r.status === 'FAILURE' ? 'exception' : undefined}
+                style={{ width: 120 }}
+              />
             ),
           },
           {
             title: t('mj.image'),
             dataIndex: 'image_url',
-            render: (v: string) => (v ? <Image src={v} width={48} height={48} style={{ objectFit: 'cover' }} alt={t('mj.image')} /> : t('common.none')),
+            render: (v: string) =>
+              v ? (
+                <Image src={v} width={48} height={48} style={{ objectFit: 'cover' }} alt={t('mj.image')} />
+              ) : (
+                t('common.none')
+              ),
           },
           { title: t('mj.prompt'), dataIndex: 'prompt', render: (v: string) => clickable(t('mj.prompt'), v) },
-          { title: t('mj.promptEn'), dataIndex: 'prompt_en', render: (v: string) => clickable(t('mj.promptEn'), v) },
-          { title: t('mj.failReason'), dataIndex: 'fail_reason', render: (v: string) => clickable(t('mj.failReason'), v) },
+          {
+            title: t('mj.promptEn'),
+            dataIndex: 'prompt_en',
+            render: (v: string) => clickable(t('mj.promptEn'), v),
+          },
+          {
+            title: t('mj.failReason'),
+            dataIndex: 'fail_reason',
+            render: (v: string) => clickable(t('mj.failReason'), v),
+          },
         ]}
       />
       <Modal open={!!text} title={text?.title} onCancel={() => setText(null)} footer={null} width={800}>
-        <div style={{ height: 400, overflowY: 'auto', whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>{text?.body}</div>
+        <div style={{ height: 400, overflowY: 'auto', whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
+          {text?.body}
+        </div>
       </Modal>
     </Card>
   );

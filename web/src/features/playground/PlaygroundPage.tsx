@@ -1,6 +1,20 @@
 import { ClearOutlined, SendOutlined, SettingOutlined, StopOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
-import { Button, Card, Drawer, Empty, Form, Input, InputNumber, Select, Slider, Space, Tag, Typography, theme } from 'antd';
+import {
+  Button,
+  Card,
+  Drawer,
+  Empty,
+  Form,
+  Input,
+  InputNumber,
+  Select,
+  Slider,
+  Space,
+  Tag,
+  Typography,
+  theme,
+} from 'antd';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api/client.ts';
@@ -26,8 +40,22 @@ const newId = () => `m${Date.now()}-${seq++}`;
 function greetings(t: (k: string) => string): Message[] {
   const now = Date.now();
   return [
-    { id: 'hello-user', role: 'user', content: t('playground.greetUser'), createAt: now, status: 'complete', preset: true },
-    { id: 'hello-bot', role: 'assistant', content: t('playground.greetBot'), createAt: now, status: 'complete', preset: true },
+    {
+      id: 'hello-user',
+      role: 'user',
+      content: t('playground.greetUser'),
+      createAt: now,
+      status: 'complete',
+      preset: true,
+    },
+    {
+      id: 'hello-bot',
+      role: 'assistant',
+      content: t('playground.greetBot'),
+      createAt: now,
+      status: 'complete',
+      preset: true,
+    },
   ];
 }
 
@@ -37,8 +65,14 @@ export default function PlaygroundPage() {
   const { token } = theme.useToken();
   const isMobile = useIsMobile();
   const { user } = useSession();
-  const groups = useQuery({ queryKey: ['self-groups'], queryFn: () => api.get<Record<string, { desc: string; ratio: number }>>('/api/user/self/groups') });
-  const models = useQuery({ queryKey: ['user-models'], queryFn: () => api.get<string[]>('/api/user/models') });
+  const groups = useQuery({
+    queryKey: ['self-groups'],
+    queryFn: () => api.get<Record<string, { desc: string; ratio: number }>>('/api/user/self/groups'),
+  });
+  const models = useQuery({
+    queryKey: ['user-models'],
+    queryFn: () => api.get<string[]>('/api/user/models'),
+  });
 
   const [group, setGroup] = useState<string>('default');
   const [model, setModel] = useState<string>('');
@@ -75,20 +109,36 @@ export default function PlaygroundPage() {
   }, [groups.data, group, user?.group]);
   useEffect(() => {
     const list = models.data ?? [];
-    if (list.length && !list.includes(model)) setModel(list.includes(DEFAULT_MODEL) ? DEFAULT_MODEL : list[0]);
+    if (list.length && !list.includes(model))
+      setModel(list.includes(DEFAULT_MODEL) ? DEFAULT_MODEL : list[0]);
   }, [models.data, model]);
+  // Keep the newest message in view whenever the list or a reply grows.
+  const lastLength = messages.length ? messages[messages.length - 1].content.length + messages.length : 0;
   useEffect(() => {
-    bottom.current?.scrollIntoView?.({ block: 'end' });
-  }, [messages]);
+    if (lastLength) bottom.current?.scrollIntoView?.({ block: 'end' });
+  }, [lastLength]);
 
   const busy = messages.some((m) => m.status === 'loading' || m.status === 'incomplete');
-  const patch = (id: string, fn: (m: Message) => Message) => setMessages((list) => list.map((m) => (m.id === id ? fn(m) : m)));
+  const patch = (id: string, fn: (m: Message) => Message) =>
+    setMessages((list) => list.map((m) => (m.id === id ? fn(m) : m)));
 
   const send = async () => {
     const text = input.trim();
     if (!text || busy || !model) return;
-    const userMsg: Message = { id: newId(), role: 'user', content: text, createAt: Date.now(), status: 'complete' };
-    const reply: Message = { id: newId(), role: 'assistant', content: '', createAt: Date.now(), status: 'loading' };
+    const userMsg: Message = {
+      id: newId(),
+      role: 'user',
+      content: text,
+      createAt: Date.now(),
+      status: 'complete',
+    };
+    const reply: Message = {
+      id: newId(),
+      role: 'assistant',
+      content: '',
+      createAt: Date.now(),
+      status: 'loading',
+    };
     const history = [...messages.filter((m) => !m.preset && m.status !== 'error'), userMsg];
     setMessages((list) => [...list, userMsg, reply]);
     setInput('');
@@ -112,7 +162,12 @@ export default function PlaygroundPage() {
       patch(reply.id, (m) => ({ ...m, status: 'complete' }));
     } catch (err) {
       if (controller.signal.aborted) patch(reply.id, (m) => ({ ...m, status: 'complete' }));
-      else patch(reply.id, (m) => ({ ...m, status: 'error', content: `${m.content}${m.content ? '\n\n' : ''}${(err as Error).message}` }));
+      else
+        patch(reply.id, (m) => ({
+          ...m,
+          status: 'error',
+          content: `${m.content}${m.content ? '\n\n' : ''}${(err as Error).message}`,
+        }));
     } finally {
       abort.current = null;
     }
@@ -121,7 +176,13 @@ export default function PlaygroundPage() {
   const settings = (
     <Form layout="vertical">
       <Form.Item label={t('playground.group')}>
-        <Select value={group} onChange={setGroup} options={groupOptions} loading={groups.isLoading} aria-label={t('playground.group')} />
+        <Select
+          value={group}
+          onChange={setGroup}
+          options={groupOptions}
+          loading={groups.isLoading}
+          aria-label={t('playground.group')}
+        />
       </Form.Item>
       <Form.Item label={t('playground.model')}>
         <Select
@@ -135,13 +196,31 @@ export default function PlaygroundPage() {
         />
       </Form.Item>
       <Form.Item label={t('playground.temperature', { value: temperature })}>
-        <Slider min={0.1} max={1} step={0.1} value={temperature} onChange={setTemperature} aria-label={t('playground.temperature', { value: temperature })} />
+        <Slider
+          min={0.1}
+          max={1}
+          step={0.1}
+          value={temperature}
+          onChange={setTemperature}
+          aria-label={t('playground.temperature', { value: temperature })}
+        />
       </Form.Item>
       <Form.Item label={t('playground.maxTokens')} extra={t('playground.maxTokensHelp')}>
-        <InputNumber min={0} precision={0} style={{ width: '100%' }} value={maxTokens} onChange={(v) => setMaxTokens(Math.max(0, Math.floor(Number(v) || 0)))} />
+        <InputNumber
+          min={0}
+          precision={0}
+          style={{ width: '100%' }}
+          value={maxTokens}
+          onChange={(v) => setMaxTokens(Math.max(0, Math.floor(Number(v) || 0)))}
+        />
       </Form.Item>
       <Form.Item label={t('playground.system')}>
-        <Input.TextArea autoSize={{ minRows: 3, maxRows: 8 }} value={system} onChange={(e) => setSystem(e.target.value)} placeholder={t('playground.systemPlaceholder')} />
+        <Input.TextArea
+          autoSize={{ minRows: 3, maxRows: 8 }}
+          value={system}
+          onChange={(e) => setSystem(e.target.value)}
+          placeholder={t('playground.systemPlaceholder')}
+        />
       </Form.Item>
     </Form>
   );
@@ -149,7 +228,12 @@ export default function PlaygroundPage() {
   const bubble = (m: Message) => {
     const mine = m.role === 'user';
     return (
-      <div key={m.id} style={{ display: 'flex', justifyContent: mine ? 'flex-end' : 'flex-start', marginBottom: 12 }} data-testid={`msg-${m.role}`} data-status={m.status}>
+      <div
+        key={m.id}
+        style={{ display: 'flex', justifyContent: mine ? 'flex-end' : 'flex-start', marginBottom: 12 }}
+        data-testid={`msg-${m.role}`}
+        data-status={m.status}
+      >
         <div
           style={{
             maxWidth: '85%',
@@ -162,7 +246,12 @@ export default function PlaygroundPage() {
             color: m.status === 'error' ? token.colorError : token.colorText,
           }}
         >
-          {m.content || (m.status === 'loading' ? <Typography.Text type="secondary">{t('playground.thinking')}</Typography.Text> : '')}
+          {m.content ||
+            (m.status === 'loading' ? (
+              <Typography.Text type="secondary">{t('playground.thinking')}</Typography.Text>
+            ) : (
+              ''
+            ))}
         </div>
       </div>
     );
@@ -171,7 +260,13 @@ export default function PlaygroundPage() {
   return (
     <div style={{ display: 'flex', gap: 16, alignItems: 'stretch', minHeight: 'calc(100vh - 140px)' }}>
       {isMobile ? (
-        <Drawer open={panelOpen} onClose={() => setPanelOpen(false)} placement="left" title={t('playground.settings')} size="default">
+        <Drawer
+          open={panelOpen}
+          onClose={() => setPanelOpen(false)}
+          placement="left"
+          title={t('playground.settings')}
+          size="default"
+        >
           {settings}
         </Drawer>
       ) : (
@@ -186,7 +281,13 @@ export default function PlaygroundPage() {
         title={t('playground.title')}
         extra={
           <Space>
-            {isMobile && <Button icon={<SettingOutlined />} onClick={() => setPanelOpen(true)} aria-label={t('playground.settings')} />}
+            {isMobile && (
+              <Button
+                icon={<SettingOutlined />}
+                onClick={() => setPanelOpen(true)}
+                aria-label={t('playground.settings')}
+              />
+            )}
             <Button icon={<ClearOutlined />} onClick={() => setMessages(greetings(t))} disabled={busy}>
               {!isMobile && t('playground.clear')}
             </Button>
@@ -212,11 +313,22 @@ export default function PlaygroundPage() {
             aria-label={t('playground.inputPlaceholder')}
           />
           {busy ? (
-            <Button danger icon={<StopOutlined />} onClick={() => abort.current?.abort()} aria-label={t('playground.stop')}>
+            <Button
+              danger
+              icon={<StopOutlined />}
+              onClick={() => abort.current?.abort()}
+              aria-label={t('playground.stop')}
+            >
               {!isMobile && t('playground.stop')}
             </Button>
           ) : (
-            <Button type="primary" icon={<SendOutlined />} onClick={send} disabled={!input.trim() || !model} aria-label={t('playground.send')}>
+            <Button
+              type="primary"
+              icon={<SendOutlined />}
+              onClick={send}
+              disabled={!input.trim() || !model}
+              aria-label={t('playground.send')}
+            >
               {!isMobile && t('playground.send')}
             </Button>
           )}

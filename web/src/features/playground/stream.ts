@@ -24,7 +24,11 @@ function errorMessage(status: number, text: string): string {
  * `choices[0].delta.content` and resolves when the DONE marker arrives or the stream closes. Throws with the
  * server's message on an HTTP error, and on an `error` event inside the stream.
  */
-export async function streamChat(req: ChatRequest, onDelta: (text: string) => void, signal: AbortSignal): Promise<void> {
+export async function streamChat(
+  req: ChatRequest,
+  onDelta: (text: string) => void,
+  signal: AbortSignal,
+): Promise<void> {
   const user = getStoredUser();
   const res = await fetch('/pg/chat/completions', {
     method: 'POST',

@@ -1,4 +1,9 @@
-import { CheckCircleFilled, CloseCircleOutlined, CopyOutlined, QuestionCircleOutlined } from '@ant-design/icons';
+import {
+  CheckCircleFilled,
+  CloseCircleOutlined,
+  CopyOutlined,
+  QuestionCircleOutlined,
+} from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
 import { Alert, Button, Card, Input, Popover, Space, Table, Tag, Tooltip, Typography } from 'antd';
 import { useMemo, useState } from 'react';
@@ -8,7 +13,14 @@ import { copyText } from '../../shared/copyText.ts';
 import { feedback } from '../../shared/feedback.tsx';
 import { usePageSize } from '../../shared/PagedTable.tsx';
 import { useSession } from '../../shared/session.ts';
-import { completionPerMillion, fuzzyMatch, type PricingRow, perCall, promptPerMillion, usd } from './price.ts';
+import {
+  completionPerMillion,
+  fuzzyMatch,
+  type PricingRow,
+  perCall,
+  promptPerMillion,
+  usd,
+} from './price.ts';
 
 interface PricingReply {
   success: boolean;
@@ -21,7 +33,12 @@ interface PricingReply {
 async function fetchPricing(): Promise<PricingReply> {
   const reply = (await requestEnvelope<PricingRow[]>('GET', '/api/pricing')) as unknown as PricingReply;
   if (!reply.success) throw new Error(reply.message || 'failed to load prices');
-  return { ...reply, data: reply.data ?? [], group_ratio: reply.group_ratio ?? {}, usable_group: reply.usable_group ?? {} };
+  return {
+    ...reply,
+    data: reply.data ?? [],
+    group_ratio: reply.group_ratio ?? {},
+    usable_group: reply.usable_group ?? {},
+  };
 }
 
 /** The public price list (spec 002 §2 "Pricing page", formulas of §9). */
@@ -87,7 +104,11 @@ export default function PricingPage() {
           />
           <Button
             icon={<CopyOutlined />}
-            onClick={() => (selected.length ? copyText(selected.join(',')) : feedback.message?.warning(t('pricing.selectFirst')))}
+            onClick={() =>
+              selected.length
+                ? copyText(selected.join(','))
+                : feedback.message?.warning(t('pricing.selectFirst'))
+            }
           >
             {t('pricing.copySelected')}
           </Button>
@@ -99,7 +120,12 @@ export default function PricingPage() {
           size="middle"
           scroll={{ x: 'max-content' }}
           rowSelection={{ selectedRowKeys: selected, onChange: (keys) => setSelected(keys as string[]) }}
-          pagination={{ pageSize, showSizeChanger: true, pageSizeOptions: [10, 20, 50, 100], onShowSizeChange: (_, size) => setPageSize(size) }}
+          pagination={{
+            pageSize,
+            showSizeChanger: true,
+            pageSizeOptions: [10, 20, 50, 100],
+            onShowSizeChange: (_, size) => setPageSize(size),
+          }}
           columns={[
             {
               title: t('pricing.available'),
@@ -108,11 +134,17 @@ export default function PricingPage() {
               render: (_, r) =>
                 r.enable_groups.includes(group) ? (
                   <Tooltip title={t('pricing.availableYes', { group })}>
-                    <CheckCircleFilled style={{ color: 'var(--ant-color-success)', fontSize: 18 }} aria-label={t('pricing.availableYes', { group })} />
+                    <CheckCircleFilled
+                      style={{ color: 'var(--ant-color-success)', fontSize: 18 }}
+                      aria-label={t('pricing.availableYes', { group })}
+                    />
                   </Tooltip>
                 ) : (
                   <Tooltip title={t('pricing.availableNo', { group })}>
-                    <CloseCircleOutlined style={{ color: 'var(--ant-color-text-quaternary)', fontSize: 18 }} aria-label={t('pricing.availableNo', { group })} />
+                    <CloseCircleOutlined
+                      style={{ color: 'var(--ant-color-text-quaternary)', fontSize: 18 }}
+                      aria-label={t('pricing.availableNo', { group })}
+                    />
                   </Tooltip>
                 ),
             },
@@ -128,7 +160,12 @@ export default function PricingPage() {
             {
               title: t('pricing.billing'),
               key: 'billing',
-              render: (_, r) => (r.quota_type === 1 ? <Tag color="purple">{t('pricing.perCall')}</Tag> : <Tag color="cyan">{t('pricing.perToken')}</Tag>),
+              render: (_, r) =>
+                r.quota_type === 1 ? (
+                  <Tag color="purple">{t('pricing.perCall')}</Tag>
+                ) : (
+                  <Tag color="cyan">{t('pricing.perToken')}</Tag>
+                ),
             },
             {
               title: t('pricing.groups'),
@@ -138,7 +175,12 @@ export default function PricingPage() {
                   {r.enable_groups
                     .filter((g) => data?.usable_group[g] !== undefined)
                     .map((g) => (
-                      <Tag key={g} color={g === group ? 'blue' : undefined} style={{ cursor: 'pointer' }} onClick={() => switchGroup(g)}>
+                      <Tag
+                        key={g}
+                        color={g === group ? 'blue' : undefined}
+                        style={{ cursor: 'pointer' }}
+                        onClick={() => switchGroup(g)}
+                      >
                         {g}
                       </Tag>
                     ))}
@@ -175,7 +217,9 @@ export default function PricingPage() {
                 ) : (
                   <div style={{ whiteSpace: 'nowrap' }}>
                     <div>{t('pricing.promptPrice', { price: usd(promptPerMillion(r, groupRatio)) })}</div>
-                    <div>{t('pricing.completionPrice', { price: usd(completionPerMillion(r, groupRatio)) })}</div>
+                    <div>
+                      {t('pricing.completionPrice', { price: usd(completionPerMillion(r, groupRatio)) })}
+                    </div>
                     {r.unpriced && <Typography.Text type="warning">{t('pricing.unpriced')}</Typography.Text>}
                   </div>
                 ),

@@ -4,9 +4,11 @@ export default {
       title: '模型价格',
       groupBanner: '您的分组为：{{group}}，分组倍率为：{{ratio}}',
       guestBanner: '未登录，显示默认分组的价格，默认分组倍率为：{{ratio}}',
-      formula: '按量计费费用 = 分组倍率 × 模型倍率 × （提示 Token 数 + 补全 Token 数 × 补全倍率）/ 500000（单位：美元）',
+      formula:
+        '按量计费费用 = 分组倍率 × 模型倍率 × （提示 Token 数 + 补全 Token 数 × 补全倍率）/ 500000（单位：美元）',
       formulaTitle: '倍率说明',
-      formulaDetail: '每百万提示 Token 价格 = 模型倍率 × 2 × 分组倍率；每百万补全 Token 价格 = 提示价格 × 补全倍率；按次计费价格 = 固定价格 × 分组倍率。',
+      formulaDetail:
+        '每百万提示 Token 价格 = 模型倍率 × 2 × 分组倍率；每百万补全 Token 价格 = 提示价格 × 补全倍率；按次计费价格 = 固定价格 × 分组倍率。',
       search: '模糊搜索模型名称',
       copySelected: '复制选中模型',
       selectFirst: '请先选择模型',
@@ -35,9 +37,11 @@ export default {
       title: 'Model prices',
       groupBanner: 'Your group: {{group}}, group ratio {{ratio}}',
       guestBanner: 'Not logged in: prices of the default group, ratio {{ratio}}',
-      formula: 'Cost per use = group ratio × model ratio × (prompt tokens + completion tokens × completion ratio) / 500000 (US$)',
+      formula:
+        'Cost per use = group ratio × model ratio × (prompt tokens + completion tokens × completion ratio) / 500000 (US$)',
       formulaTitle: 'About ratios',
-      formulaDetail: 'Prompt price per 1M tokens = model ratio × 2 × group ratio; completion price per 1M tokens = prompt price × completion ratio; per-call price = fixed price × group ratio.',
+      formulaDetail:
+        'Prompt price per 1M tokens = model ratio × 2 × group ratio; completion price per 1M tokens = prompt price × completion ratio; per-call price = fixed price × group ratio.',
       search: 'Fuzzy search model names',
       copySelected: 'Copy selected models',
       selectFirst: 'Select some models first',

@@ -2,7 +2,14 @@ import type { OptionMap } from './api.ts';
 import type { FieldDef } from './fields.ts';
 import { OptionSection } from './OptionSection.tsx';
 
-const budget = (key: string): FieldDef => ({ key, kind: 'number', min: 0.1, max: 1, step: 0.1, help: 'settings.help.budget' });
+const budget = (key: string): FieldDef => ({
+  key,
+  kind: 'number',
+  min: 0.1,
+  max: 1,
+  step: 0.1,
+  help: 'settings.help.budget',
+});
 
 const GLOBAL: FieldDef[] = [
   { key: 'global.pass_through_request_enabled', kind: 'switch', help: 'settings.help.passThrough' },

@@ -32,11 +32,22 @@ function defaultSpan(field: FieldDef) {
  * One settings card: the fields of some options and a Save button that sends only what changed, one PUT per
  * key (the same behaviour for every panel of the settings page).
  */
-export function OptionSection({ title, fields, options, intro, actions, validate, children }: OptionSectionProps) {
+export function OptionSection({
+  title,
+  fields,
+  options,
+  intro,
+  actions,
+  validate,
+  children,
+}: OptionSectionProps) {
   const { t } = useTranslation();
   const [form] = Form.useForm();
   const { save, saving } = useSaveOptions();
-  const initial = useMemo(() => Object.fromEntries(fields.map((f) => [f.key, toFormValue(f, options[f.key])])), [fields, options]);
+  const initial = useMemo(
+    () => Object.fromEntries(fields.map((f) => [f.key, toFormValue(f, options[f.key])])),
+    [fields, options],
+  );
 
   const onSave = async () => {
     let values: Record<string, unknown>;
@@ -85,7 +96,12 @@ function FieldItem({ field, form }: { field: FieldDef; form: ReturnType<typeof F
   const rules = [
     ...(field.kind === 'json' ? [jsonRule] : []),
     ...(field.check
-      ? [{ validator: (_: unknown, v: unknown) => (field.check?.(v) ? Promise.reject(new Error(t(field.check(v) as string))) : Promise.resolve()) }]
+      ? [
+          {
+            validator: (_: unknown, v: unknown) =>
+              field.check?.(v) ? Promise.reject(new Error(t(field.check(v) as string))) : Promise.resolve(),
+          },
+        ]
       : []),
   ];
   const common = { name: field.key, label, extra, rules };
@@ -108,7 +124,13 @@ function FieldItem({ field, form }: { field: FieldDef; form: ReturnType<typeof F
     case 'number':
       return (
         <Form.Item {...common}>
-          <InputNumber style={{ width: '100%' }} min={field.min} max={field.max} step={field.step} placeholder={field.placeholder} />
+          <InputNumber
+            style={{ width: '100%' }}
+            min={field.min}
+            max={field.max}
+            step={field.step}
+            placeholder={field.placeholder}
+          />
         </Form.Item>
       );
     case 'textarea':
@@ -126,13 +148,22 @@ function FieldItem({ field, form }: { field: FieldDef; form: ReturnType<typeof F
     case 'secret':
       return (
         <Form.Item {...common}>
-          <Input.Password autoComplete="new-password" placeholder={field.placeholder ?? t('settings.secretPlaceholder')} />
+          <Input.Password
+            autoComplete="new-password"
+            placeholder={field.placeholder ?? t('settings.secretPlaceholder')}
+          />
         </Form.Item>
       );
     case 'tags':
       return (
         <Form.Item {...common}>
-          <Select mode="tags" tokenSeparators={[',', ' ']} open={false} placeholder={field.placeholder} aria-label={label} />
+          <Select
+            mode="tags"
+            tokenSeparators={[',', ' ']}
+            open={false}
+            placeholder={field.placeholder}
+            aria-label={label}
+          />
         </Form.Item>
       );
     case 'select':

@@ -24,7 +24,9 @@ export function OtherTab({ options }: { options: OptionMap }) {
       <Card title={t('settings.section.systemInfo')} size="small" style={{ marginBottom: 16 }}>
         <Descriptions column={{ xs: 1, md: 2 }} size="small">
           <Descriptions.Item label={t('settings.version')}>{status.version || '-'}</Descriptions.Item>
-          <Descriptions.Item label={t('settings.startTime')}>{formatTime(status.start_time)}</Descriptions.Item>
+          <Descriptions.Item label={t('settings.startTime')}>
+            {formatTime(status.start_time)}
+          </Descriptions.Item>
         </Descriptions>
       </Card>
       <OptionSection title="settings.section.notice" fields={NOTICE} options={options} />

@@ -6,7 +6,13 @@ import { checkRateLimitGroups } from './validators.ts';
 const FIELDS: FieldDef[] = [
   { key: 'ModelRequestRateLimitEnabled', kind: 'switch', span: 6 },
   { key: 'ModelRequestRateLimitDurationMinutes', kind: 'number', min: 0, span: 6 },
-  { key: 'ModelRequestRateLimitCount', kind: 'number', min: 0, span: 6, help: 'settings.help.ModelRequestRateLimitCount' },
+  {
+    key: 'ModelRequestRateLimitCount',
+    kind: 'number',
+    min: 0,
+    span: 6,
+    help: 'settings.help.ModelRequestRateLimitCount',
+  },
   { key: 'ModelRequestRateLimitSuccessCount', kind: 'number', min: 1, span: 6 },
   {
     key: 'ModelRequestRateLimitGroup',

@@ -4,8 +4,8 @@ import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { useOptions } from './api.ts';
 import { ModelsTab } from './ModelsTab.tsx';
-import { OperationTab } from './operation/OperationTab.tsx';
 import { OtherTab } from './OtherTab.tsx';
+import { OperationTab } from './operation/OperationTab.tsx';
 import { RateLimitTab } from './RateLimitTab.tsx';
 import { SystemTab } from './system/SystemTab.tsx';
 

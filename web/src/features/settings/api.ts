@@ -30,7 +30,9 @@ export function useSaveOptions() {
   const mutation = useMutation({
     meta: { silent: true },
     mutationFn: async (changes: Array<[key: string, value: string]>) => {
-      const results = await Promise.allSettled(changes.map(([key, value]) => api.put('/api/option/', { key, value })));
+      const results = await Promise.allSettled(
+        changes.map(([key, value]) => api.put('/api/option/', { key, value })),
+      );
       return results;
     },
     onSettled: () => {

@@ -44,7 +44,10 @@ export function toFormValue(field: FieldDef, raw: string | undefined): unknown {
     case 'json':
       return prettyJson(v);
     case 'tags':
-      return v.split(',').map((s) => s.trim()).filter(Boolean);
+      return v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     default:
       return v;
   }
@@ -62,7 +65,12 @@ export function toOptionValue(field: FieldDef, value: unknown): string | undefin
       return s ? s : undefined;
     }
     case 'tags':
-      return Array.isArray(value) ? value.map((s) => String(s).trim()).filter(Boolean).join(',') : String(value ?? '');
+      return Array.isArray(value)
+        ? value
+            .map((s) => String(s).trim())
+            .filter(Boolean)
+            .join(',')
+        : String(value ?? '');
     default:
       return String(value ?? '');
   }
@@ -88,7 +96,11 @@ function sameJson(a: string, b: string): boolean {
 }
 
 /** The [key, value] pairs that differ from the saved options (blank secrets are never sent). */
-export function changedOptions(fields: FieldDef[], values: Record<string, unknown>, saved: OptionMap): Array<[string, string]> {
+export function changedOptions(
+  fields: FieldDef[],
+  values: Record<string, unknown>,
+  saved: OptionMap,
+): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   for (const field of fields) {
     const next = toOptionValue(field, values[field.key]);

@@ -2,7 +2,13 @@
 export default {
   zh: {
     settings: {
-      tab: { operation: '运营设置', ratelimit: '速率限制设置', models: '模型相关设置', system: '系统设置', other: '其他设置' },
+      tab: {
+        operation: '运营设置',
+        ratelimit: '速率限制设置',
+        models: '模型相关设置',
+        system: '系统设置',
+        other: '其他设置',
+      },
       saveSection: '保存{{name}}',
       secretPlaceholder: '已隐藏，留空表示不修改',
       version: '当前版本',
@@ -154,11 +160,13 @@ export default {
         QuotaPerUnit: '一美元对应的额度，默认 500000，不建议修改',
         SensitiveWords: '一行一个，不区分大小写',
         AutomaticDisableKeywords: '一行一个，上游错误信息包含任一关键词时禁用通道',
-        Chats: '链接列表，例如 [{"NextChat": "https://app.nextchat.dev/#/?settings={\\"key\\":\\"{key}\\",\\"url\\":\\"{address}\\"}"}]，{key} 与 {address} 会被替换',
+        Chats:
+          '链接列表，例如 [{"NextChat": "https://app.nextchat.dev/#/?settings={\\"key\\":\\"{key}\\",\\"url\\":\\"{address}\\"}"}]，{key} 与 {address} 会被替换',
         GroupRatio: '分组到倍率的 JSON，例如 {"default": 1, "vip": 0.8}，倍率不能小于 0',
         UserUsableGroups: '用户可选的分组及说明，例如 {"default": "默认分组"}',
         ModelRequestRateLimitCount: '包括失败请求，0 表示不限制',
-        ModelRequestRateLimitGroup: '{"分组": [最多请求次数（≥0，0 不限）, 最多完成次数（≥1）]}，优先于全局限制',
+        ModelRequestRateLimitGroup:
+          '{"分组": [最多请求次数（≥0，0 不限）, 最多完成次数（≥1）]}，优先于全局限制',
         budget: '0.1 到 1 之间',
         passThrough: '开启后请求体原样发送到上游（仍会计费）',
         markdown: '支持 Markdown 和 HTML，更改后用户会再看到一次',
@@ -190,7 +198,11 @@ export default {
         cleaned: '已清理 {{count}} 条日志',
         cleanupFailed: '日志清理失败',
       },
-      oidc: { fetch: '从 Well-Known 获取端点', fetched: '已获取 OIDC 配置', fetchFailed: '获取 OIDC 配置失败，请检查网络状况和 Well-Known URL 是否正确' },
+      oidc: {
+        fetch: '从 Well-Known 获取端点',
+        fetched: '已获取 OIDC 配置',
+        fetchFailed: '获取 OIDC 配置失败，请检查网络状况和 Well-Known URL 是否正确',
+      },
       pricing: {
         tab: { model: '模型倍率（JSON）', visual: '可视化倍率设置', unset_models: '未设置倍率模型' },
         jsonTitle: '价格与倍率',
@@ -224,12 +236,17 @@ export default {
         inputPrice: '输入价格（美元/1M Tokens）',
         outputPrice: '输出价格（美元/1M Tokens）',
         previewRatio: '模型倍率 {{ratio}}，补全倍率 {{completion}}',
-        previewPrice: '输入 ${{input}} / 1M Tokens，输出 ${{output}} / 1M Tokens',
+        previewPrice: '输入 {{input}} / 1M Tokens，输出 {{output}} / 1M Tokens',
         selectFirst: '请先选择需要批量设置的模型',
         enterFill: '请输入填充值',
         enterBoth: '请输入模型倍率和补全倍率',
         validNumber: '请输入有效的数字',
-        fill: { price: '固定价格', ratio: '模型倍率', completionRatio: '补全倍率', both: '模型倍率与补全倍率' },
+        fill: {
+          price: '固定价格',
+          ratio: '模型倍率',
+          completionRatio: '补全倍率',
+          both: '模型倍率与补全倍率',
+        },
         fillValue: '填充值',
         batchFill: '批量填充',
         allPriced: '所有模型都已设置价格或倍率',
@@ -238,7 +255,13 @@ export default {
   },
   en: {
     settings: {
-      tab: { operation: 'Operation', ratelimit: 'Rate limits', models: 'Models', system: 'System', other: 'Other' },
+      tab: {
+        operation: 'Operation',
+        ratelimit: 'Rate limits',
+        models: 'Models',
+        system: 'System',
+        other: 'Other',
+      },
       saveSection: 'Save {{name}}',
       secretPlaceholder: 'Hidden; leave blank to keep it',
       version: 'Version',
@@ -389,12 +412,15 @@ export default {
       help: {
         QuotaPerUnit: 'Quota per US$1, default 500000; changing it is not recommended',
         SensitiveWords: 'One per line, case-insensitive',
-        AutomaticDisableKeywords: 'One per line; an upstream error containing any of them disables the channel',
-        Chats: 'A list like [{"NextChat": "https://app.nextchat.dev/#/?settings={\\"key\\":\\"{key}\\",\\"url\\":\\"{address}\\"}"}]; {key} and {address} are filled in',
+        AutomaticDisableKeywords:
+          'One per line; an upstream error containing any of them disables the channel',
+        Chats:
+          'A list like [{"NextChat": "https://app.nextchat.dev/#/?settings={\\"key\\":\\"{key}\\",\\"url\\":\\"{address}\\"}"}]; {key} and {address} are filled in',
         GroupRatio: 'JSON of group to ratio, e.g. {"default": 1, "vip": 0.8}; no ratio below 0',
         UserUsableGroups: 'Groups users may choose, with a description, e.g. {"default": "Default group"}',
         ModelRequestRateLimitCount: 'Failed requests count too; 0 means no limit',
-        ModelRequestRateLimitGroup: '{"group": [max requests (>= 0, 0 = no limit), max successes (>= 1)]}; wins over the global limit',
+        ModelRequestRateLimitGroup:
+          '{"group": [max requests (>= 0, 0 = no limit), max successes (>= 1)]}; wins over the global limit',
         budget: 'Between 0.1 and 1',
         passThrough: 'Send request bodies upstream unchanged (still billed)',
         markdown: 'Markdown and HTML; users see it again after a change',
@@ -417,7 +443,10 @@ export default {
         wellKnown: 'The well-known URL must start with http:// or https://',
         serverAddressFirst: 'Please set and save the server address first',
       },
-      confirm: { passwordLoginOff: 'Turn off password login? Without another login method you may not be able to log in again.' },
+      confirm: {
+        passwordLoginOff:
+          'Turn off password login? Without another login method you may not be able to log in again.',
+      },
       logs: {
         cleanupLabel: 'Delete logs older than',
         cleanup: 'Clear old logs',
@@ -426,7 +455,11 @@ export default {
         cleaned: '{{count}} logs cleared',
         cleanupFailed: 'Log cleanup failed',
       },
-      oidc: { fetch: 'Fetch endpoints from the well-known URL', fetched: 'OIDC configuration fetched', fetchFailed: 'Failed to fetch the OIDC configuration; check the network and the well-known URL' },
+      oidc: {
+        fetch: 'Fetch endpoints from the well-known URL',
+        fetched: 'OIDC configuration fetched',
+        fetchFailed: 'Failed to fetch the OIDC configuration; check the network and the well-known URL',
+      },
       pricing: {
         tab: { model: 'Ratios (JSON)', visual: 'Visual editor', unset_models: 'Unpriced models' },
         jsonTitle: 'Prices and ratios',
@@ -460,12 +493,17 @@ export default {
         inputPrice: 'Input price (US$/1M tokens)',
         outputPrice: 'Output price (US$/1M tokens)',
         previewRatio: 'Model ratio {{ratio}}, completion ratio {{completion}}',
-        previewPrice: 'Input ${{input}} / 1M tokens, output ${{output}} / 1M tokens',
+        previewPrice: 'Input {{input}} / 1M tokens, output {{output}} / 1M tokens',
         selectFirst: 'Please select the models to fill first',
         enterFill: 'Please enter a fill value',
         enterBoth: 'Please enter the model ratio and the completion ratio',
         validNumber: 'Please enter valid numbers',
-        fill: { price: 'Fixed price', ratio: 'Model ratio', completionRatio: 'Completion ratio', both: 'Model and completion ratio' },
+        fill: {
+          price: 'Fixed price',
+          ratio: 'Model ratio',
+          completionRatio: 'Completion ratio',
+          both: 'Model and completion ratio',
+        },
         fillValue: 'Fill value',
         batchFill: 'Fill selected',
         allPriced: 'Every model has a price or a ratio',

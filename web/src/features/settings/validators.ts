@@ -7,13 +7,15 @@ const parse = (value: unknown): unknown => {
     return undefined;
   }
 };
-const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** GroupRatio: {group: number >= 0}. */
 export function checkGroupRatio(value: unknown): string | undefined {
   const v = parse(value);
   if (v === undefined) return undefined; // the JSON rule reports it
-  if (!isObject(v) || Object.values(v).some((n) => typeof n !== 'number' || !Number.isFinite(n) || n < 0)) return 'settings.error.groupRatio';
+  if (!isObject(v) || Object.values(v).some((n) => typeof n !== 'number' || !Number.isFinite(n) || n < 0))
+    return 'settings.error.groupRatio';
   return undefined;
 }
 
@@ -24,7 +26,8 @@ export function checkRateLimitGroups(value: unknown): string | undefined {
   if (v === undefined) return undefined;
   if (!isObject(v)) return 'settings.error.rateLimitGroup';
   for (const limits of Object.values(v)) {
-    if (!Array.isArray(limits) || limits.length !== 2 || !limits.every(Number.isInteger)) return 'settings.error.rateLimitGroup';
+    if (!Array.isArray(limits) || limits.length !== 2 || !limits.every(Number.isInteger))
+      return 'settings.error.rateLimitGroup';
     if (limits[0] < 0 || limits[1] < 1) return 'settings.error.rateLimitGroup';
   }
   return undefined;
@@ -34,7 +37,8 @@ export function checkRateLimitGroups(value: unknown): string | undefined {
 export function checkNumberMap(value: unknown): string | undefined {
   const v = parse(value);
   if (v === undefined) return undefined;
-  if (!isObject(v) || Object.values(v).some((n) => typeof n !== 'number' || !Number.isFinite(n) || n < 0)) return 'settings.error.numberMap';
+  if (!isObject(v) || Object.values(v).some((n) => typeof n !== 'number' || !Number.isFinite(n) || n < 0))
+    return 'settings.error.numberMap';
   return undefined;
 }
 

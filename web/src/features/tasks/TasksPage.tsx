@@ -23,13 +23,26 @@ interface Task {
 }
 
 const SERVER_PAGE = 10;
-const STATUS_COLOR: Record<string, string> = { SUCCESS: 'green', FAILURE: 'red', IN_PROGRESS: 'blue', SUBMITTED: 'gold', QUEUED: 'orange', NOT_START: 'default', UNKNOWN: 'default' };
+const STATUS_COLOR: Record<string, string> = {
+  SUCCESS: 'green',
+  FAILURE: 'red',
+  IN_PROGRESS: 'blue',
+  SUBMITTED: 'gold',
+  QUEUED: 'orange',
+  NOT_START: 'default',
+  UNKNOWN: 'default',
+};
 
 /** Task log (/task, spec 002 §2): asynchronous tasks such as Suno, times in seconds, default window from today. */
 export default function TasksPage() {
   const { t } = useTranslation();
   const { isAdmin } = useSession();
-  const [form, setForm] = useState<{ channel: string; taskId: string; start: Dayjs; end: Dayjs | null }>({ channel: '', taskId: '', start: dayjs().startOf('day'), end: null });
+  const [form, setForm] = useState<{ channel: string; taskId: string; start: Dayjs; end: Dayjs | null }>({
+    channel: '',
+    taskId: '',
+    start: dayjs().startOf('day'),
+    end: null,
+  });
   const [filters, setFilters] = useState(form);
   const [page, setPage] = useState(1);
   const [detail, setDetail] = useState<Task | null>(null);
@@ -51,11 +64,33 @@ export default function TasksPage() {
     <Card title={t('task.title')}>
       <Space wrap style={{ marginBottom: 16 }}>
         {isAdmin && (
-          <Input placeholder={t('task.channelId')} value={form.channel} onChange={(e) => setForm({ ...form, channel: e.target.value.replace(/\D/g, '') })} style={{ width: 120 }} />
+          <Input
+            placeholder={t('task.channelId')}
+            value={form.channel}
+            onChange={(e) => setForm({ ...form, channel: e.target.value.replace(/\D/g, '') })}
+            style={{ width: 120 }}
+          />
         )}
-        <Input placeholder={t('task.taskId')} value={form.taskId} onChange={(e) => setForm({ ...form, taskId: e.target.value })} style={{ width: 200 }} />
-        <DatePicker showTime value={form.start} allowClear={false} onChange={(d) => d && setForm({ ...form, start: d })} aria-label={t('common.startTime')} />
-        <DatePicker showTime value={form.end} onChange={(d) => setForm({ ...form, end: d })} aria-label={t('common.endTime')} placeholder={t('common.endTime')} />
+        <Input
+          placeholder={t('task.taskId')}
+          value={form.taskId}
+          onChange={(e) => setForm({ ...form, taskId: e.target.value })}
+          style={{ width: 200 }}
+        />
+        <DatePicker
+          showTime
+          value={form.start}
+          allowClear={false}
+          onChange={(d) => d && setForm({ ...form, start: d })}
+          aria-label={t('common.startTime')}
+        />
+        <DatePicker
+          showTime
+          value={form.end}
+          onChange={(d) => setForm({ ...form, end: d })}
+          aria-label={t('common.endTime')}
+          placeholder={t('common.endTime')}
+        />
         <Button
           type="primary"
           onClick={() => {
@@ -73,23 +108,64 @@ export default function TasksPage() {
         loading={list.isLoading}
         dataSource={rows}
         // The server answers 10 rows per page without a total: a full page offers one more.
-        pagination={{ current: page, pageSize: SERVER_PAGE, total: (page - 1) * SERVER_PAGE + rows.length + (rows.length >= SERVER_PAGE ? 1 : 0), showSizeChanger: false, onChange: setPage }}
+        pagination={{
+          current: page,
+          pageSize: SERVER_PAGE,
+          total: (page - 1) * SERVER_PAGE + rows.length + (rows.length >= SERVER_PAGE ? 1 : 0),
+          showSizeChanger: false,
+          onChange: setPage,
+        }}
         columns={[
-          { title: t('task.submitTime'), dataIndex: 'submit_time', render: (v: number) => <TimeText value={v} /> },
-          { title: t('task.finishTime'), dataIndex: 'finish_time', render: (v: number) => <TimeText value={v} /> },
+          {
+            title: t('task.submitTime'),
+            dataIndex: 'submit_time',
+            render: (v: number) => <TimeText value={v} />,
+          },
+          {
+            title: t('task.finishTime'),
+            dataIndex: 'finish_time',
+            render: (v: number) => <TimeText value={v} />,
+          },
           {
             title: t('task.progress'),
             dataIndex: 'progress',
-            render: (v: string, r) => <Progress type="circle" size={36} percent={Number.parseInt(v, 10) || 0} status={r.status === 'FAILURE' ? 'exception' : undefined} />,
+            render: (v: string, r) => (
+              <Progress
+                type="circle"
+                size={36}
+                percent={Number.parseInt(v, 10) || 0}
+                status={r.status === 'FAILURE' ? 'exception' : undefined}
+              />
+            ),
           },
           {
             title: t('task.duration'),
             key: 'duration',
-            render: (_, r) => <DurationTag seconds={r.finish_time && r.submit_time ? r.finish_time - r.submit_time : null} />,
+            render: (_, r) => (
+              <DurationTag seconds={r.finish_time && r.submit_time ? r.finish_time - r.submit_time : null} />
+            ),
           },
-          ...(isAdmin ? [{ title: t('task.channel'), dataIndex: 'channel_id', render: (v: number) => <ChannelTag id={v} /> }] : []),
-          { title: t('task.platform'), dataIndex: 'platform', render: (v: string) => <Tag color="purple">{v || '-'}</Tag> },
-          { title: t('task.action'), dataIndex: 'action', render: (v: string) => <Tag color="blue">{t(`task.actions.${v}`, { defaultValue: v || t('common.unknown') })}</Tag> },
+          ...(isAdmin
+            ? [
+                {
+                  title: t('task.channel'),
+                  dataIndex: 'channel_id',
+                  render: (v: number) => <ChannelTag id={v} />,
+                },
+              ]
+            : []),
+          {
+            title: t('task.platform'),
+            dataIndex: 'platform',
+            render: (v: string) => <Tag color="purple">{v || '-'}</Tag>,
+          },
+          {
+            title: t('task.action'),
+            dataIndex: 'action',
+            render: (v: string) => (
+              <Tag color="blue">{t(`task.actions.${v}`, { defaultValue: v || t('common.unknown') })}</Tag>
+            ),
+          },
           {
             title: t('task.taskId'),
             dataIndex: 'task_id',
@@ -102,13 +178,25 @@ export default function TasksPage() {
           {
             title: t('task.status'),
             dataIndex: 'status',
-            render: (v: string) => <Tag color={STATUS_COLOR[v] ?? 'default'}>{v ? t(`task.statuses.${v}`, { defaultValue: v }) : t('task.submitting')}</Tag>,
+            render: (v: string) => (
+              <Tag color={STATUS_COLOR[v] ?? 'default'}>
+                {v ? t(`task.statuses.${v}`, { defaultValue: v }) : t('task.submitting')}
+              </Tag>
+            ),
           },
           { title: t('task.failReason'), dataIndex: 'fail_reason', render: (v: string) => v || '-' },
         ]}
       />
-      <Modal open={!!detail} title={t('task.detail')} onCancel={() => setDetail(null)} footer={null} width={800}>
-        <pre style={{ maxHeight: 400, overflow: 'auto', whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>{detail ? JSON.stringify(detail, null, 2) : ''}</pre>
+      <Modal
+        open={!!detail}
+        title={t('task.detail')}
+        onCancel={() => setDetail(null)}
+        footer={null}
+        width={800}
+      >
+        <pre style={{ maxHeight: 400, overflow: 'auto', whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
+          {detail ? JSON.stringify(detail, null, 2) : ''}
+        </pre>
       </Modal>
     </Card>
   );

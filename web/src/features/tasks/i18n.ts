@@ -17,7 +17,15 @@ export default {
       detail: '任务详情',
       submitting: '提交中',
       actions: { MUSIC: '生成音乐', LYRICS: '生成歌词' },
-      statuses: { SUCCESS: '成功', NOT_START: '未启动', SUBMITTED: '队列中', IN_PROGRESS: '执行中', FAILURE: '失败', QUEUED: '排队中', UNKNOWN: '未知' },
+      statuses: {
+        SUCCESS: '成功',
+        NOT_START: '未启动',
+        SUBMITTED: '队列中',
+        IN_PROGRESS: '执行中',
+        FAILURE: '失败',
+        QUEUED: '排队中',
+        UNKNOWN: '未知',
+      },
     },
   },
   en: {
@@ -38,7 +46,15 @@ export default {
       detail: 'Task details',
       submitting: 'Submitting',
       actions: { MUSIC: 'Music', LYRICS: 'Lyrics' },
-      statuses: { SUCCESS: 'Success', NOT_START: 'Not started', SUBMITTED: 'Submitted', IN_PROGRESS: 'In progress', FAILURE: 'Failed', QUEUED: 'Queued', UNKNOWN: 'Unknown' },
+      statuses: {
+        SUCCESS: 'Success',
+        NOT_START: 'Not started',
+        SUBMITTED: 'Submitted',
+        IN_PROGRESS: 'In progress',
+        FAILURE: 'Failed',
+        QUEUED: 'Queued',
+        UNKNOWN: 'Unknown',
+      },
     },
   },
 };

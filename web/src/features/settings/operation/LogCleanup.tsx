@@ -13,7 +13,8 @@ export function LogCleanup() {
   const cleanup = useMutation({
     meta: { silent: true },
     mutationFn: (ts: number) => api.del<number>('/api/log/', { target_timestamp: ts }),
-    onSuccess: (count) => feedback.message?.success(t('settings.logs.cleaned', { count: Number(count) || 0 })),
+    onSuccess: (count) =>
+      feedback.message?.success(t('settings.logs.cleaned', { count: Number(count) || 0 })),
     onError: (err) => {
       feedback.message?.error(t('settings.logs.cleanupFailed'));
       showError(err);

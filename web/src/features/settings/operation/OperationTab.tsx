@@ -19,7 +19,14 @@ const GENERAL: FieldDef[] = [
   sw('DemoSiteEnabled'),
   sw('SelfUseModeEnabled'),
 ];
-const DRAWING: FieldDef[] = ['DrawingEnabled', 'MjNotifyEnabled', 'MjAccountFilterEnabled', 'MjForwardUrlEnabled', 'MjModeClearEnabled', 'MjActionCheckSuccessEnabled'].map(sw);
+const DRAWING: FieldDef[] = [
+  'DrawingEnabled',
+  'MjNotifyEnabled',
+  'MjAccountFilterEnabled',
+  'MjForwardUrlEnabled',
+  'MjModeClearEnabled',
+  'MjActionCheckSuccessEnabled',
+].map(sw);
 const SENSITIVE: FieldDef[] = [
   sw('CheckSensitiveEnabled'),
   sw('CheckSensitiveOnPromptEnabled'),
@@ -42,7 +49,9 @@ const MONITORING: FieldDef[] = [
   sw('AutomaticEnableChannelEnabled'),
   { key: 'AutomaticDisableKeywords', kind: 'textarea', help: 'settings.help.AutomaticDisableKeywords' },
 ];
-const QUOTA: FieldDef[] = ['QuotaForNewUser', 'PreConsumedQuota', 'QuotaForInviter', 'QuotaForInvitee'].map((k) => ({ ...num(k), span: 6 }));
+const QUOTA: FieldDef[] = ['QuotaForNewUser', 'PreConsumedQuota', 'QuotaForInviter', 'QuotaForInvitee'].map(
+  (k) => ({ ...num(k), span: 6 }),
+);
 const CHATS: FieldDef[] = [{ key: 'Chats', kind: 'json', help: 'settings.help.Chats' }];
 const GROUPS: FieldDef[] = [
   { key: 'GroupRatio', kind: 'json', span: 12, check: checkGroupRatio, help: 'settings.help.GroupRatio' },

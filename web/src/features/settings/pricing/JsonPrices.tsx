@@ -36,7 +36,13 @@ export function JsonPrices({ options }: { options: OptionMap }) {
         <Button
           danger
           loading={reset.isPending}
-          onClick={() => feedback.modal?.confirm({ title: t('settings.pricing.resetConfirm'), okButtonProps: { danger: true }, onOk: () => reset.mutateAsync() })}
+          onClick={() =>
+            feedback.modal?.confirm({
+              title: t('settings.pricing.resetConfirm'),
+              okButtonProps: { danger: true },
+              onOk: () => reset.mutateAsync(),
+            })
+          }
         >
           {t('settings.pricing.reset')}
         </Button>

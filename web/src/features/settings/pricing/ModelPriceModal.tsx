@@ -139,8 +139,8 @@ export function ModelPriceModal({
     const completion = parseNumber(watched.completionRatio) ?? 1;
     if (ratio === undefined || Number.isNaN(ratio) || Number.isNaN(completion)) return null;
     return t('settings.pricing.previewPrice', {
-      input: ratioToInputPrice(ratio),
-      output: outputPrice(ratio, completion),
+      input: `$${ratioToInputPrice(ratio)}`,
+      output: `$${outputPrice(ratio, completion)}`,
     });
   };
 

@@ -22,7 +22,13 @@ export function PricingEditor({ options }: { options: OptionMap }) {
           key,
           label: t(`settings.pricing.tab.${key}`),
           children:
-            key === 'model' ? <JsonPrices options={options} /> : key === 'visual' ? <VisualEditor options={options} /> : <UnsetModels options={options} />,
+            key === 'model' ? (
+              <JsonPrices options={options} />
+            ) : key === 'visual' ? (
+              <VisualEditor options={options} />
+            ) : (
+              <UnsetModels options={options} />
+            ),
         }))}
       />
     </Card>

@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { api } from '../../../api/client.ts';
 import { feedback } from '../../../shared/feedback.tsx';
 import { type OptionMap, useSaveOptions } from '../api.ts';
-import { changedPriceOptions, parseNumber, type PriceRow, rowsFromOptions } from './priceMath.ts';
+import { changedPriceOptions, type PriceRow, parseNumber, rowsFromOptions } from './priceMath.ts';
 
 interface Draft {
   name: string;
@@ -21,36 +21,53 @@ type FillField = 'price' | 'ratio' | 'completionRatio' | 'both';
  */
 export function UnsetModels({ options }: { options: OptionMap }) {
   const { t } = useTranslation();
-  const enabled = useQuery({ queryKey: ['channel-models-enabled'], queryFn: () => api.get<string[]>('/api/channel/models_enabled') });
+  const enabled = useQuery({
+    queryKey: ['channel-models-enabled'],
+    queryFn: () => api.get<string[]>('/api/channel/models_enabled'),
+  });
   const priced = useMemo(() => rowsFromOptions(options), [options]);
   const [drafts, setDrafts] = useState<Draft[]>([]);
   const [selected, setSelected] = useState<string[]>([]);
-  const [fill, setFill] = useState<{ field: FillField; value: string; value2: string }>({ field: 'ratio', value: '', value2: '' });
+  const [fill, setFill] = useState<{ field: FillField; value: string; value2: string }>({
+    field: 'ratio',
+    value: '',
+    value2: '',
+  });
   const [newName, setNewName] = useState('');
   const { save, saving } = useSaveOptions();
 
   useEffect(() => {
-    const known = new Set(priced.filter((r) => r.price !== undefined || r.ratio !== undefined).map((r) => r.name));
+    const known = new Set(
+      priced.filter((r) => r.price !== undefined || r.ratio !== undefined).map((r) => r.name),
+    );
     const names = [...new Set(enabled.data ?? [])].filter((n) => !known.has(n)).sort();
     setDrafts(names.map((name) => ({ name, price: '', ratio: '', completionRatio: '' })));
     setSelected([]);
   }, [enabled.data, priced]);
 
-  const setDraft = (name: string, patch: Partial<Draft>) => setDrafts((list) => list.map((d) => (d.name === name ? { ...d, ...patch } : d)));
+  const setDraft = (name: string, patch: Partial<Draft>) =>
+    setDrafts((list) => list.map((d) => (d.name === name ? { ...d, ...patch } : d)));
 
   const batchFill = () => {
     if (!selected.length) return feedback.message?.error(t('settings.pricing.selectFirst'));
     if (fill.field === 'both') {
-      if (!fill.value.trim() || !fill.value2.trim()) return feedback.message?.error(t('settings.pricing.enterBoth'));
+      if (!fill.value.trim() || !fill.value2.trim())
+        return feedback.message?.error(t('settings.pricing.enterBoth'));
     } else if (!fill.value.trim()) return feedback.message?.error(t('settings.pricing.enterFill'));
     const values = fill.field === 'both' ? [fill.value, fill.value2] : [fill.value];
-    if (values.some((v) => { const n = parseNumber(v); return n === undefined || Number.isNaN(n) || n < 0; })) {
+    if (
+      values.some((v) => {
+        const n = parseNumber(v);
+        return n === undefined || Number.isNaN(n) || n < 0;
+      })
+    ) {
       return feedback.message?.error(t('settings.pricing.validNumber'));
     }
     setDrafts((list) =>
       list.map((d) => {
         if (!selected.includes(d.name)) return d;
-        if (fill.field === 'both') return { ...d, price: '', ratio: fill.value.trim(), completionRatio: fill.value2.trim() };
+        if (fill.field === 'both')
+          return { ...d, price: '', ratio: fill.value.trim(), completionRatio: fill.value2.trim() };
         if (fill.field === 'price') return { ...d, price: fill.value.trim() };
         return { ...d, [fill.field]: fill.value.trim() };
       }),
@@ -60,7 +77,8 @@ export function UnsetModels({ options }: { options: OptionMap }) {
   const addModel = () => {
     const name = newName.trim();
     if (!name) return;
-    if (drafts.some((d) => d.name === name) || priced.some((r) => r.name === name)) return feedback.message?.error(t('settings.pricing.duplicate'));
+    if (drafts.some((d) => d.name === name) || priced.some((r) => r.name === name))
+      return feedback.message?.error(t('settings.pricing.duplicate'));
     setDrafts((list) => [{ name, price: '', ratio: '', completionRatio: '' }, ...list]);
     setNewName('');
   };
@@ -104,14 +122,33 @@ export function UnsetModels({ options }: { options: OptionMap }) {
           value={fill.field}
           style={{ width: 170 }}
           onChange={(field) => setFill((f) => ({ ...f, field }))}
-          options={(['price', 'ratio', 'completionRatio', 'both'] as const).map((v) => ({ value: v, label: t(`settings.pricing.fill.${v}`) }))}
+          options={(['price', 'ratio', 'completionRatio', 'both'] as const).map((v) => ({
+            value: v,
+            label: t(`settings.pricing.fill.${v}`),
+          }))}
         />
-        <Input style={{ width: 110 }} placeholder={t('settings.pricing.fillValue')} value={fill.value} onChange={(e) => setFill((f) => ({ ...f, value: e.target.value }))} />
+        <Input
+          style={{ width: 110 }}
+          placeholder={t('settings.pricing.fillValue')}
+          value={fill.value}
+          onChange={(e) => setFill((f) => ({ ...f, value: e.target.value }))}
+        />
         {fill.field === 'both' && (
-          <Input style={{ width: 110 }} placeholder={t('settings.pricing.completionRatio')} value={fill.value2} onChange={(e) => setFill((f) => ({ ...f, value2: e.target.value }))} />
+          <Input
+            style={{ width: 110 }}
+            placeholder={t('settings.pricing.completionRatio')}
+            value={fill.value2}
+            onChange={(e) => setFill((f) => ({ ...f, value2: e.target.value }))}
+          />
         )}
         <Button onClick={batchFill}>{t('settings.pricing.batchFill')}</Button>
-        <Input style={{ width: 180 }} placeholder={t('settings.pricing.modelName')} value={newName} onChange={(e) => setNewName(e.target.value)} onPressEnter={addModel} />
+        <Input
+          style={{ width: 180 }}
+          placeholder={t('settings.pricing.modelName')}
+          value={newName}
+          onChange={(e) => setNewName(e.target.value)}
+          onPressEnter={addModel}
+        />
         <Button onClick={addModel}>{t('settings.pricing.addModel')}</Button>
         <Button type="primary" onClick={apply} loading={saving}>
           {t('settings.pricing.apply')}
@@ -129,8 +166,16 @@ export function UnsetModels({ options }: { options: OptionMap }) {
         columns={[
           { title: t('settings.pricing.modelName'), dataIndex: 'name' },
           { title: t('settings.pricing.pricePerCall'), key: 'price', render: (_, d) => input(d, 'price') },
-          { title: t('settings.pricing.ratio'), key: 'ratio', render: (_, d) => input(d, 'ratio', !!d.price.trim()) },
-          { title: t('settings.pricing.completionRatio'), key: 'completion', render: (_, d) => input(d, 'completionRatio', !!d.price.trim()) },
+          {
+            title: t('settings.pricing.ratio'),
+            key: 'ratio',
+            render: (_, d) => input(d, 'ratio', !!d.price.trim()),
+          },
+          {
+            title: t('settings.pricing.completionRatio'),
+            key: 'completion',
+            render: (_, d) => input(d, 'completionRatio', !!d.price.trim()),
+          },
         ]}
       />
     </>

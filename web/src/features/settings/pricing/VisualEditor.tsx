@@ -3,7 +3,13 @@ import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { type OptionMap, useSaveOptions } from '../api.ts';
 import { ModelPriceModal } from './ModelPriceModal.tsx';
-import { changedPriceOptions, outputPrice, type PriceRow, ratioToInputPrice, rowsFromOptions } from './priceMath.ts';
+import {
+  changedPriceOptions,
+  outputPrice,
+  type PriceRow,
+  ratioToInputPrice,
+  rowsFromOptions,
+} from './priceMath.ts';
 
 /**
  * The price options as one table (search, 10 per page, add/edit/delete). Edits stay local until Save,
@@ -32,7 +38,8 @@ export function VisualEditor({ options }: { options: OptionMap }) {
     });
     setEditing(null);
   };
-  const num = (n: number | undefined) => (n === undefined ? <Typography.Text type="secondary">-</Typography.Text> : n);
+  const num = (n: number | undefined) =>
+    n === undefined ? <Typography.Text type="secondary">-</Typography.Text> : n;
 
   return (
     <>
@@ -65,12 +72,28 @@ export function VisualEditor({ options }: { options: OptionMap }) {
             title: t('settings.pricing.billing'),
             key: 'billing',
             render: (_, r) =>
-              r.price !== undefined ? <Tag color="purple">{t('settings.pricing.perRequest')}</Tag> : <Tag color="blue">{t('settings.pricing.perToken')}</Tag>,
+              r.price !== undefined ? (
+                <Tag color="purple">{t('settings.pricing.perRequest')}</Tag>
+              ) : (
+                <Tag color="blue">{t('settings.pricing.perToken')}</Tag>
+              ),
           },
           { title: t('settings.pricing.pricePerCall'), dataIndex: 'price', render: num },
-          { title: t('settings.pricing.ratio'), dataIndex: 'ratio', render: (v, r) => (r.price !== undefined ? '-' : num(v)) },
-          { title: t('settings.pricing.completionRatio'), dataIndex: 'completionRatio', render: (v, r) => (r.price !== undefined ? '-' : num(v)) },
-          { title: t('settings.pricing.cacheRatio'), dataIndex: 'cacheRatio', render: (v, r) => (r.price !== undefined ? '-' : num(v)) },
+          {
+            title: t('settings.pricing.ratio'),
+            dataIndex: 'ratio',
+            render: (v, r) => (r.price !== undefined ? '-' : num(v)),
+          },
+          {
+            title: t('settings.pricing.completionRatio'),
+            dataIndex: 'completionRatio',
+            render: (v, r) => (r.price !== undefined ? '-' : num(v)),
+          },
+          {
+            title: t('settings.pricing.cacheRatio'),
+            dataIndex: 'cacheRatio',
+            render: (v, r) => (r.price !== undefined ? '-' : num(v)),
+          },
           {
             title: t('settings.pricing.perMillion'),
             key: 'usd',
@@ -87,7 +110,10 @@ export function VisualEditor({ options }: { options: OptionMap }) {
                 <Button size="small" onClick={() => setEditing({ row: r })}>
                   {t('common.edit')}
                 </Button>
-                <Popconfirm title={t('settings.pricing.deleteConfirm', { name: r.name })} onConfirm={() => setRows((list) => list.filter((x) => x.name !== r.name))}>
+                <Popconfirm
+                  title={t('settings.pricing.deleteConfirm', { name: r.name })}
+                  onConfirm={() => setRows((list) => list.filter((x) => x.name !== r.name))}
+                >
                   <Button size="small" danger>
                     {t('common.delete')}
                   </Button>

@@ -15,7 +15,8 @@ export function OidcDiscover({ form }: { form: FormInstance }) {
   const { t } = useTranslation();
   const discover = useMutation({
     meta: { silent: true },
-    mutationFn: (wellKnown: string) => api.post<Endpoints>('/api/option/oidc_discovery', { well_known: wellKnown }),
+    mutationFn: (wellKnown: string) =>
+      api.post<Endpoints>('/api/option/oidc_discovery', { well_known: wellKnown }),
     onSuccess: (ep) => {
       form.setFieldsValue({
         'oidc.authorization_endpoint': ep.authorization_endpoint,

@@ -15,8 +15,14 @@ function checkDomains(value: unknown): string | undefined {
   return undefined;
 }
 
-const SERVER: FieldDef[] = [{ ...text('ServerAddress', 'https://gateway.example.com'), span: 24, help: 'settings.help.ServerAddress' }];
-const WORKER: FieldDef[] = [text('WorkerUrl', 'https://'), secret('WorkerValidKey'), sw('WorkerAllowHttpImageRequestEnabled')];
+const SERVER: FieldDef[] = [
+  { ...text('ServerAddress', 'https://gateway.example.com'), span: 24, help: 'settings.help.ServerAddress' },
+];
+const WORKER: FieldDef[] = [
+  text('WorkerUrl', 'https://'),
+  secret('WorkerValidKey'),
+  sw('WorkerAllowHttpImageRequestEnabled'),
+];
 const PAYMENT: FieldDef[] = [
   text('PayAddress', 'https://'),
   text('EpayId'),
@@ -41,7 +47,14 @@ const LOGIN: FieldDef[] = [
 const EMAIL_DOMAINS: FieldDef[] = [
   sw('EmailDomainRestrictionEnabled', { span: 12 }),
   sw('EmailAliasRestrictionEnabled', { span: 12 }),
-  { key: 'EmailDomainWhitelist', kind: 'tags', span: 24, check: checkDomains, placeholder: 'example.com', help: 'settings.help.EmailDomainWhitelist' },
+  {
+    key: 'EmailDomainWhitelist',
+    kind: 'tags',
+    span: 24,
+    check: checkDomains,
+    placeholder: 'example.com',
+    help: 'settings.help.EmailDomainWhitelist',
+  },
 ];
 const SMTP: FieldDef[] = [
   text('SMTPServer', 'smtp.example.com'),
@@ -57,7 +70,10 @@ const OIDC: FieldDef[] = [
   {
     ...text('oidc.well_known', 'https://idp.example.com/.well-known/openid-configuration'),
     span: 24,
-    check: (v) => (String(v ?? '').trim() && !/^https?:\/\//i.test(String(v).trim()) ? 'settings.error.wellKnown' : undefined),
+    check: (v) =>
+      String(v ?? '').trim() && !/^https?:\/\//i.test(String(v).trim())
+        ? 'settings.error.wellKnown'
+        : undefined,
   },
   text('oidc.authorization_endpoint'),
   text('oidc.token_endpoint'),
@@ -65,7 +81,11 @@ const OIDC: FieldDef[] = [
 ];
 const GITHUB: FieldDef[] = [text('GitHubClientId'), secret('GitHubClientSecret')];
 const LINUXDO: FieldDef[] = [text('LinuxDOClientId'), secret('LinuxDOClientSecret')];
-const WECHAT: FieldDef[] = [text('WeChatServerAddress', 'https://'), secret('WeChatServerToken'), text('WeChatAccountQRCodeImageURL', 'https://')];
+const WECHAT: FieldDef[] = [
+  text('WeChatServerAddress', 'https://'),
+  secret('WeChatServerToken'),
+  text('WeChatAccountQRCodeImageURL', 'https://'),
+];
 const TELEGRAM: FieldDef[] = [text('TelegramBotName'), secret('TelegramBotToken')];
 const TURNSTILE: FieldDef[] = [text('TurnstileSiteKey'), secret('TurnstileSecretKey')];
 
