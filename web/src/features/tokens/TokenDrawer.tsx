@@ -32,7 +32,8 @@ interface FormValues {
   allow_ips: string;
   model_limits_enabled: boolean;
   model_limits: string[];
-  group: string;
+  /** Undefined shows the placeholder: the token uses the user's own group. */
+  group?: string;
 }
 
 /** Spec 001 §9: a new token has 500000 quota, never expires, one at a time. */
@@ -45,7 +46,7 @@ const DEFAULTS: FormValues = {
   allow_ips: '',
   model_limits_enabled: false,
   model_limits: [],
-  group: '',
+  group: undefined,
 };
 
 const COUNT_PRESETS = [10, 20, 30, 100];
@@ -60,7 +61,7 @@ function fromToken(t: Token): FormValues {
     allow_ips: t.allow_ips,
     model_limits_enabled: t.model_limits_enabled,
     model_limits: t.model_limits ? t.model_limits.split(',').filter(Boolean) : [],
-    group: t.group,
+    group: t.group || undefined,
   };
 }
 
