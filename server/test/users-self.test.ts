@@ -235,6 +235,13 @@ for (const engine of DATABASES) {
         ])
         .execute();
       expect((await u.get('/api/user/models')).data).toEqual(['claude-3-haiku', 'gpt-4o']);
+      const visitor = await new ConsoleClient(server.url).get('/api/user/groups');
+      expect(visitor.data).toEqual({
+        default: { desc: '默认分组', ratio: 1 },
+        vip: { desc: 'vip分组', ratio: 1.5 },
+      });
+      expect(Object.keys((await u.get('/api/user/groups')).data)).toContain('svip');
+      expect((await new ConsoleClient(server.url).get('/api/user/models')).status).toBe(401);
     });
 
     it('deletes the own account softly and ends the session; root cannot delete itself', async () => {
