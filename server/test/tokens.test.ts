@@ -62,6 +62,16 @@ for (const engine of DATABASES) {
       expect(r.data).toHaveLength(3);
       expect(r.data[0].name).toBe('batch');
       for (const t of r.data.slice(1)) expect(t.name).toMatch(/^batch-[0-9a-zA-Z]{6}$/);
+      // A full-form save of a batch token sends its (suffixed) name back unchanged.
+      const long = await alice.post('/api/token/', { name: 'n'.repeat(50), count: 2 });
+      const suffixed = long.data[1];
+      expect(suffixed.name).toHaveLength(57);
+      expect(
+        (await alice.put('/api/token/', { id: suffixed.id, name: suffixed.name, remain_quota: 7 })).data
+          .remain_quota,
+      ).toBe(7);
+      expect((await alice.put('/api/token/', { id: suffixed.id, name: 'm'.repeat(51) })).status).toBe(400);
+      for (const t of long.data) await alice.del(`/api/token/${t.id}`);
       expect(new Set(r.data.map((t: { key: string }) => t.key)).size).toBe(3);
     });
 

@@ -71,7 +71,13 @@ const status = z.union([z.literal(1), z.literal(2)], { error: 'status must be 1 
 export const updateTokenSchema = z.object({
   id,
   status: status.optional(),
-  name: name.optional(),
+  // Batch-made tokens carry a 7-character suffix past the 50 allowed on input; an unchanged name is kept as it is.
+  name: z
+    .string()
+    .trim()
+    .min(1, 'token name is required')
+    .max(64, 'token name must be at most 50 characters')
+    .optional(),
   remain_quota: quota.optional(),
   unlimited_quota: flag.optional(),
   // An unchanged past expiry is accepted so an expired token can still be renamed; the service checks changes.

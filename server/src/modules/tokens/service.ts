@@ -86,6 +86,9 @@ export async function updateTokenFields(ctx: AppContext, userId: number, input: 
     }
   }
   if (input.group !== undefined && input.group !== row.group) await checkGroup(ctx, userId, input.group);
+  if (input.name !== undefined && input.name !== row.name && input.name.length > 50) {
+    throw new ApiError('token name must be at most 50 characters');
+  }
   const set: Partial<NewToken> = {};
   if (input.name !== undefined) set.name = input.name;
   if (input.remain_quota !== undefined) set.remain_quota = input.remain_quota;

@@ -175,7 +175,13 @@ export function TokenDrawer({
           label={t('token.name')}
           rules={[
             { required: true, whitespace: true, message: t('token.nameRequired') },
-            { max: 50, message: t('token.nameTooLong') },
+            {
+              // Batch-made names carry a suffix past 50; an unchanged name may stay.
+              validator: (_, v?: string) =>
+                (v ?? '').trim().length <= 50 || v === editing?.name
+                  ? Promise.resolve()
+                  : Promise.reject(new Error(t('token.nameTooLong'))),
+            },
           ]}
         >
           <Input placeholder={t('token.namePlaceholder')} allowClear maxLength={60} />
