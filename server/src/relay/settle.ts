@@ -1,0 +1,90 @@
+import { LogType } from '@modelgate/shared';
+import type { FastifyRequest } from 'fastify';
+import type { Hold } from '../ledger/balance.ts';
+import type { Caller } from './auth.ts';
+import { imageQuota, logContent } from './billing/charge.ts';
+import { type Price, textQuota } from './billing/quota.ts';
+import type { ChannelEntry } from './cache/channels.ts';
+import type { Produced, RelayInput } from './input.ts';
+import type { RelayState } from './state.ts';
+
+/** Turns the hold into the charge, queues the counters and the usage log row, and checks the quota warning. */
+export function settle(
+  state: RelayState,
+  req: FastifyRequest,
+  caller: Caller,
+  input: RelayInput,
+  hold: Hold,
+  price: Price & { unset: boolean },
+  produced: Produced,
+  ch: ChannelEntry,
+  chain: number[],
+  startedAt: number,
+): void {
+  const { ctx } = state;
+  const qpu = ctx.options.float('QuotaPerUnit');
+  const { usage } = produced;
+  const images = input.mode === 'images' ? input.info.images : undefined;
+  const quota = images ? imageQuota(price, input.info.model, images, qpu) : textQuota(usage, price, qpu);
+  const before = caller.user.balance.available + hold.amount;
+  if (!state.ledger.settle(hold, quota)) return;
+  const useMs = performance.now() - startedAt;
+  const upstreamModel = ch.modelMapping[input.info.model] || input.info.model;
+  const mapped = upstreamModel !== input.info.model;
+  const isStream = input.info.stream ? 1 : 0;
+  const other: Record<string, unknown> = {
+    model_ratio: price.modelRatio,
+    group_ratio: price.groupRatio,
+    completion_ratio: price.completionRatio,
+    model_price: price.modelPrice,
+    cache_tokens: usage.cachedTokens,
+    cache_ratio: price.cacheRatio,
+    frt: isStream ? produced.firstAt : -1,
+    first_time: produced.firstAt,
+    is_stream: isStream === 1,
+    use_time: Math.round(useMs),
+    request_id: req.id,
+    admin_info: { use_channel: chain.map(String) },
+  };
+  if (mapped) {
+    other.is_model_mapped = true;
+    other.upstream_model_name = upstreamModel;
+  }
+  let content = logContent(price);
+  if (chain.length > 1) content += `，重试：${chain.join('->')}`;
+  if (produced.note) content += `（${produced.note}）`;
+  const nothing = usage.promptTokens + usage.completionTokens === 0;
+  state.writer.push({
+    userId: caller.user.id,
+    user: caller.user.balance,
+    tokenId: caller.token?.id ?? 0,
+    token: caller.token?.balance,
+    channelId: ch.id,
+    quota,
+    countRequest: !nothing,
+    log: ctx.options.bool('LogConsumeEnabled')
+      ? {
+          user_id: caller.user.id,
+          created_at: Math.floor(Date.now() / 1000),
+          type: LogType.Consume,
+          content,
+          username: caller.user.username,
+          token_name: caller.tokenName,
+          token_id: caller.token?.id ?? 0,
+          model_name: input.info.model,
+          quota,
+          prompt_tokens: usage.promptTokens,
+          completion_tokens: usage.completionTokens,
+          use_time: Math.round(useMs / 1000),
+          first_time: produced.firstAt,
+          is_stream: isStream,
+          channel_id: ch.id,
+          group: caller.group,
+          ip: req.ip ?? '',
+          request_id: req.id,
+          other: JSON.stringify(other),
+        }
+      : undefined,
+  });
+  if (quota > 0) state.notifier.afterCharge(caller.user, before, caller.user.balance.available);
+}

@@ -1,0 +1,70 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { countChatPrompt, countText } from '../billing/tokenizer.ts';
+import type { Produced, RelayInput } from '../input.ts';
+import type { UpstreamCall } from '../providers/types.ts';
+import type { RelayState } from '../state.ts';
+import { finishStream, relayStream } from './relay-stream.ts';
+
+/** A streamed answer: forwarded as it arrives, then its usage (the upstream's, else counted here). */
+export async function streamAttempt(
+  state: RelayState,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  input: RelayInput,
+  outgoing: Record<string, unknown> | undefined,
+  call: UpstreamCall,
+  res: Awaited<ReturnType<RelayState['upstream']['send']>>,
+  controller: AbortController,
+  startedAt: number,
+): Promise<Produced> {
+  const { ctx } = state;
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) headers[k] = String(v);
+  const pingOn = ctx.options.bool('general_setting.ping_interval_enabled');
+  const out = await relayStream(
+    {
+      res,
+      raw: reply.raw,
+      headers,
+      wantsUsage: input.info.wantsUsage,
+      pingSeconds: pingOn ? Math.max(1, ctx.options.int('general_setting.ping_interval_seconds')) : 0,
+      abort: () => controller.abort(),
+      onStart: () => reply.hijack(),
+    },
+    startedAt,
+  );
+  // A client that left before the first byte: let the framework drop the reply; billing still follows.
+  if (out.clientGone && !reply.raw.headersSent) reply.hijack();
+  let usage = out.usage;
+  const counted = !usage;
+  if (!usage) {
+    const prompt =
+      input.mode === 'chat'
+        ? await countChatPrompt(call.model, outgoing ?? {})
+        : await countText(call.model, input.info.inputText);
+    const completion = (await countText(call.model, out.text)) + 7 * out.toolCalls;
+    usage = { promptTokens: prompt, completionTokens: completion, cachedTokens: 0 };
+  }
+  const usageChunk =
+    counted && input.info.wantsUsage
+      ? {
+          id: out.meta.id ?? `chatcmpl-${req.id}`,
+          object: 'chat.completion.chunk',
+          created: out.meta.created ?? Math.floor(Date.now() / 1000),
+          model: out.meta.model ?? call.model,
+          choices: [],
+          usage: {
+            prompt_tokens: usage.promptTokens,
+            completion_tokens: usage.completionTokens,
+            total_tokens: usage.promptTokens + usage.completionTokens,
+          },
+        }
+      : null;
+  finishStream(reply.raw, out, usageChunk);
+  const note = out.clientGone
+    ? 'client disconnected mid-stream'
+    : out.error
+      ? `upstream failed mid-stream: ${out.error.message}`
+      : undefined;
+  return { usage, firstAt: out.firstAt, note };
+}
