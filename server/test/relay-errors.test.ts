@@ -158,6 +158,20 @@ describe('relay: errors and token checks', () => {
     await server.ctx.options.set('SelfUseModeEnabled', 'false');
   });
 
+  it('answers CORS preflights on the relay', async () => {
+    const res = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://app.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type',
+      },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    expect(res.headers.get('access-control-allow-headers')).toBe('authorization,content-type');
+  });
+
   it('answers unknown relay paths and not-implemented endpoints in OpenAI shape', async () => {
     const r = await post({}, { path: '/v1/files' });
     expect(r.status).toBe(501);
