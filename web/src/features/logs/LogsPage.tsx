@@ -1,5 +1,5 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { Card, Collapse, Typography } from 'antd';
+import { Card, Typography } from 'antd';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ColumnSettingsButton, useColumnSettings } from '../../shared/ColumnSettings.tsx';
@@ -8,7 +8,6 @@ import { useQuotaFormat } from '../../shared/QuotaText.tsx';
 import { useSession } from '../../shared/session.ts';
 import { type LogFilters, type LogItem, listLogs, logStat } from './api.ts';
 import { logColumns } from './columns.tsx';
-import { LogCleanup } from './LogCleanup.tsx';
 import { LogDetails } from './LogDetails.tsx';
 import { defaultFilters, LogFilterForm } from './LogFilterForm.tsx';
 import { LogStats } from './LogStats.tsx';
@@ -76,13 +75,6 @@ export default function LogsPage() {
         <Typography.Text type="secondary">
           {t('log.totalCapped', { total: data.total.toLocaleString() })}
         </Typography.Text>
-      )}
-      {isAdmin && (
-        <Collapse
-          ghost
-          style={{ marginTop: 12 }}
-          items={[{ key: 'cleanup', label: t('log.cleanupTitle'), children: <LogCleanup /> }]}
-        />
       )}
       <UserInfoModal userId={userInfo} onClose={() => setUserInfo(undefined)} />
     </Card>

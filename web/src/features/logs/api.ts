@@ -62,8 +62,6 @@ export const listLogs = (admin: boolean, f: LogFilters, p: number, pageSize: num
 export const logStat = (admin: boolean, f: LogFilters) =>
   api.get<LogStat>(admin ? '/api/log/stat' : '/api/log/self/stat', { ...f });
 
-export const cleanLogs = (before: number) => api.del<number>('/api/log/', { target_timestamp: before });
-
 export interface UserInfo {
   id: number;
   username: string;
