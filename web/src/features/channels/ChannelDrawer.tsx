@@ -126,6 +126,11 @@ export function ChannelDrawer({
     setLoaded(true);
   }, [open, editId, editing.data, form]);
 
+  // A deep link to a channel that does not exist: the error toast has said so; back to the list.
+  useEffect(() => {
+    if (open && editId && editing.isError) onClose();
+  }, [open, editId, editing.isError, onClose]);
+
   const onTypeChange = (next: number) => {
     if (editId) return;
     form.setFieldsValue({ models: typeModels.data?.[String(next)] ?? [], other: next === 18 ? 'v2.1' : '' });
