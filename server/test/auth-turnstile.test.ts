@@ -69,7 +69,8 @@ describe('Turnstile bot check', () => {
     expect(seen.at(-1)?.get('secret')).toBe('turnstile-secret');
     expect(seen.at(-1)?.get('remoteip')).toMatch(/127\.0\.0\.1/);
 
-    const reg = await c.post('/api/user/register', { username: 'robot', password: 'password123' });
+    const fresh = new ConsoleClient(server.url);
+    const reg = await fresh.post('/api/user/register', { username: 'robot', password: 'password123' });
     expect(reg.status).toBe(400);
     const names = (await server.ctx.db.db.selectFrom('users').select('username').execute()).map(
       (u) => u.username,
@@ -83,6 +84,20 @@ describe('Turnstile bot check', () => {
         })
       ).success,
     ).toBe(true);
+  });
+
+  it('does not ask a logged-in user again (binding an e-mail sends no widget token)', async () => {
+    const c = new ConsoleClient(server.url);
+    expect((await c.login('botless', 'password123')).status).toBe(400);
+    const ok = await c.post('/api/user/login?turnstile=good-token', {
+      username: 'botless',
+      password: 'password123',
+    });
+    c.userId = ok.data.id;
+    const anon = await new ConsoleClient(server.url).get('/api/verification?email=x@example.com');
+    expect(anon.message).toBe('the bot check has not finished: retry in a few seconds');
+    const inside = await c.get('/api/verification?email=x@example.com');
+    expect(inside.message).toMatch(/SMTP/);
   });
 
   it('reports an unreachable verification service as a 502, not a pass', async () => {

@@ -17,6 +17,13 @@ declare module 'fastify' {
 
 export const USER_ID_HEADER = 'new-api-user';
 
+/** The user of a valid console session cookie, if any (binding needs one). */
+export async function sessionUser(ctx: AppContext, req: FastifyRequest): Promise<UserSnapshot | undefined> {
+  const session = readSession(req);
+  const user = session ? await ctx.users.get(session.id) : undefined;
+  return user && session && user.session_tag === session.tag ? user : undefined;
+}
+
 /**
  * Who is calling: a valid session cookie (it wins), else the system access token in `Authorization`.
  * Throws 401 for missing or invalid credentials. Does not check the `New-Api-User` header, status or role.

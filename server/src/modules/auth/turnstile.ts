@@ -1,6 +1,7 @@
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../infra/envelope.ts';
+import { sessionUser } from './guard.ts';
 
 /** Cloudflare's siteverify endpoint; tests point it at a local stand-in speaking the same protocol. */
 export const turnstileEndpoint = { url: 'https://challenges.cloudflare.com/turnstile/v0/siteverify' };
@@ -12,6 +13,8 @@ export const turnstileEndpoint = { url: 'https://challenges.cloudflare.com/turns
 export function turnstileCheck(ctx: AppContext): preHandlerAsyncHookHandler {
   return async (req: FastifyRequest) => {
     if (!ctx.options.bool('TurnstileCheckEnabled')) return;
+    // A logged-in caller passed the check when logging in (e-mail binding sends no widget token).
+    if (await sessionUser(ctx, req)) return;
     const token = (req.query as Record<string, unknown> | undefined)?.turnstile;
     if (typeof token !== 'string' || token.trim() === '') {
       throw new ApiError('the bot check has not finished: retry in a few seconds');

@@ -3,11 +3,12 @@ import { UserStatus } from '@modelgate/shared';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../context.ts';
 import { ApiError } from '../../../infra/envelope.ts';
-import { sessionTagOf, type UserSnapshot } from '../../users/cache.ts';
+import { sessionTagOf } from '../../users/cache.ts';
 import { createAccount } from '../../users/service.ts';
 import { usernameTaken } from '../../users/store.ts';
+import { sessionUser } from '../guard.ts';
 import { hashPassword } from '../password.ts';
-import { readSession, setSession } from '../session.ts';
+import { setSession } from '../session.ts';
 import type { ExternalIdentity } from './providers.ts';
 
 export type IdField = 'github_id' | 'oidc_id' | 'linux_do_id' | 'wechat_id' | 'telegram_id';
@@ -31,13 +32,6 @@ async function pickUsername(ctx: AppContext, preferred: string | undefined, pref
     const name = `${prefix}_${randomBytes(4).toString('hex')}`.slice(0, 12);
     if (!(await usernameTaken(ctx.db.db, name))) return name;
   }
-}
-
-/** The user of a valid console session cookie, if any (binding needs one). */
-export async function sessionUser(ctx: AppContext, req: FastifyRequest): Promise<UserSnapshot | undefined> {
-  const session = readSession(req);
-  const user = session ? await ctx.users.get(session.id) : undefined;
-  return user && session && user.session_tag === session.tag ? user : undefined;
 }
 
 /**

@@ -5,7 +5,8 @@ import { ApiError, ok } from '../../../infra/envelope.ts';
 import { criticalRateLimit } from '../../../infra/rate-limit.ts';
 import type { Feature } from '../../index.ts';
 import { parseBody } from '../../users/parse.ts';
-import { completeSignIn, type SignInOptions, sessionUser } from './account.ts';
+import { sessionUser } from '../guard.ts';
+import { completeSignIn, type SignInOptions } from './account.ts';
 import {
   type ExternalIdentity,
   githubIdentity,
