@@ -40,7 +40,7 @@ export async function setupViaUi(page: Page, base: string, root = ROOT) {
   await page.locator('#setup_password').fill(root.password);
   await page.locator('#setup_confirmPassword').fill(root.password);
   await page.locator('form#setup button[type=submit]').click();
-  await page.waitForURL((url) => url.pathname === '/', { timeout: 15_000 });
+  await page.waitForURL((url) => url.pathname === '/', { timeout: 30_000 });
 }
 
 /** Logs in through the /login page; ends on /token. */
@@ -49,7 +49,7 @@ export async function loginViaUi(page: Page, base: string, user: { username: str
   await page.locator('#login_username').fill(user.username);
   await page.locator('#login_password').fill(user.password);
   await page.locator('form#login button[type=submit]').click();
-  await page.waitForURL((url) => url.pathname === '/token', { timeout: 15_000 });
+  await page.waitForURL((url) => url.pathname === '/token', { timeout: 30_000 });
 }
 
 /**

@@ -42,8 +42,8 @@ export async function openPage(
     viewport: opts.viewport ?? DESKTOP,
   });
   const page = await context.newPage();
-  // Fail fast: a console page that needs more than 10 s for one step is broken anyway.
-  page.setDefaultTimeout(10_000);
+  // Fail reasonably fast, with room for a machine busy with other test runs.
+  page.setDefaultTimeout(20_000);
   const errors: string[] = [];
   page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
   page.on('console', (msg) => {

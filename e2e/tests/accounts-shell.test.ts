@@ -249,13 +249,31 @@ describe('account actions', () => {
     expect(((await self.json()) as { data: { username: string } }).data.username).toBe('carol');
     await shootAll(page, 'personal-actions');
 
+    // notification settings: webhooks must be https
+    await page.getByLabel('Webhook 通知').check();
+    await page.locator('#setting_webhook_url').fill('http://hooks.example.com/x');
+    await page.locator('form#setting').getByRole('button', { name: '保存' }).first().click();
+    await poll(() => page.locator('.ant-form-item-explain-error').allInnerTexts()).toEqual([
+      'Webhook 地址必须以 https:// 开头',
+    ]);
+    await page.locator('#setting_webhook_url').fill('https://hooks.example.com/x');
+    await page.locator('#setting_quota_warning_threshold').fill('1000000');
+    await page.locator('form#setting').getByRole('button', { name: '保存' }).first().click();
+    await poll(() => toast(page, '设置已更新').count()).toBe(1);
+    const setting = JSON.parse((await userRow(carol)).setting ?? '{}') as Record<string, unknown>;
+    expect(setting).toMatchObject({
+      notify_type: 'webhook',
+      webhook_url: 'https://hooks.example.com/x',
+      quota_warning_threshold: 1000000,
+    });
+
     await page.getByRole('button', { name: '删除账户' }).click();
     const del = page.locator('.ant-modal').filter({ hasText: '以确认删除' });
     await page.getByTestId('delete-confirm-input').fill('caro');
     expect(await del.getByRole('button', { name: '确认删除' }).isDisabled()).toBe(true);
     await page.getByTestId('delete-confirm-input').fill('carol');
     await del.getByRole('button', { name: '确认删除' }).click();
-    await page.waitForURL((u) => u.pathname === '/login');
+    await poll(() => new URL(page.url()).pathname, 20_000).toBe('/login');
     expect((await userRow(carol)).deleted_at).not.toBeNull();
     const relogin = await fetch(`${gw.url}/api/user/login`, {
       method: 'POST',
