@@ -1,7 +1,6 @@
-import type { Insertable } from 'kysely';
 import type { AppContext } from '../context.ts';
-import type { LogsTable } from '../db/schema.ts';
 import type { Balance } from './balance.ts';
+import { insertLogs, type LogRow } from './log-insert.ts';
 
 /** One settled request, waiting to be written. */
 export interface Charge {
@@ -13,10 +12,8 @@ export interface Charge {
   quota: number;
   /** False when the upstream produced nothing: the log row is kept, the counters are not moved. */
   countRequest: boolean;
-  log?: Insertable<LogsTable>;
+  log?: LogRow;
 }
-
-const LOG_BATCH = 200;
 
 /**
  * Writes settled charges in batches: every BATCH_UPDATE_INTERVAL seconds, one transaction moves
@@ -105,7 +102,7 @@ export class LedgerWriter {
     const users = new Map<number, { quota: number; count: number }>();
     const tokens = new Map<number, number>();
     const channels = new Map<number, number>();
-    const logs: Insertable<LogsTable>[] = [];
+    const logs: LogRow[] = [];
     for (const c of batch) {
       if (c.log) logs.push(c.log);
       if (!c.countRequest && c.quota === 0) continue;
@@ -154,19 +151,8 @@ export class LedgerWriter {
           .where('id', '=', id)
           .execute();
       }
-      if (sameDb)
-        for (let i = 0; i < logs.length; i += LOG_BATCH)
-          await trx
-            .insertInto('logs')
-            .values(logs.slice(i, i + LOG_BATCH))
-            .execute();
+      if (sameDb) await insertLogs(trx, this.ctx.db.dialect, logs);
     });
-    if (!sameDb) {
-      for (let i = 0; i < logs.length; i += LOG_BATCH)
-        await this.ctx.logDb.db
-          .insertInto('logs')
-          .values(logs.slice(i, i + LOG_BATCH))
-          .execute();
-    }
+    if (!sameDb) await insertLogs(this.ctx.logDb.db, this.ctx.logDb.dialect, logs);
   }
 }
