@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../infra/envelope.ts';
 import { disableChannel } from './health.ts';
 import { mustGet } from './service.ts';
+import { isStopping } from './stopping.ts';
 import { nowSec } from './store.ts';
 import { authHeaders, baseUrlOf, callUpstream, firstKey, type UpstreamTarget } from './upstream.ts';
 
@@ -103,6 +104,7 @@ export async function updateAllBalances(ctx: AppContext): Promise<{ updated: num
   let updated = 0;
   let failed = 0;
   for (const r of rows) {
+    if (isStopping(ctx)) break;
     if (!balanceSupported(Number(r.type))) continue;
     try {
       const balance = await updateBalance(ctx, Number(r.id));

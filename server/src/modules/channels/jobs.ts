@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.ts';
 import { updateAllBalances } from './balance.ts';
-import { testAllChannels, testAllDone } from './testing.ts';
+import { markStopping } from './stopping.ts';
+import { testAllChannels } from './testing.ts';
 
 /**
  * Background jobs of the master node: test every channel every CHANNEL_TEST_FREQUENCY minutes and
@@ -9,24 +10,27 @@ import { testAllChannels, testAllDone } from './testing.ts';
 export function startChannelJobs(ctx: AppContext): void {
   if (ctx.config.nodeType !== 'master') return;
   const timers: NodeJS.Timeout[] = [];
-  let balanceRun: Promise<unknown> | undefined;
+  let balanceBusy = false;
   const testMin = ctx.config.channelTestFrequencyMin;
   const balanceMin = ctx.config.channelUpdateFrequencyMin;
   if (testMin > 0) timers.push(setInterval(() => testAllChannels(ctx), testMin * 60_000));
   if (balanceMin > 0) {
     timers.push(
       setInterval(() => {
-        balanceRun ??= updateAllBalances(ctx)
+        if (balanceBusy) return;
+        balanceBusy = true;
+        updateAllBalances(ctx)
           .catch((err) => ctx.log.error({ err }, 'balance refresh failed'))
           .finally(() => {
-            balanceRun = undefined;
+            balanceBusy = false;
           });
       }, balanceMin * 60_000),
     );
   }
   for (const t of timers) t.unref();
-  ctx.onClose(async () => {
+  ctx.onClose(() => {
+    // Runs in progress stop before their next channel; shutdown does not wait for an upstream to answer.
+    markStopping(ctx);
     for (const t of timers) clearInterval(t);
-    await Promise.allSettled([testAllDone(), balanceRun]);
   });
 }

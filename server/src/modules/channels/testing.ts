@@ -5,6 +5,7 @@ import { testChannel as sendTest } from '../../relay/channel-test.ts';
 import { adapterFor } from '../../relay/providers/index.ts';
 import { disableChannel, enableChannel, shouldDisableChannel, tooSlow } from './health.ts';
 import { mustGet } from './service.ts';
+import { isStopping } from './stopping.ts';
 import { nowSec } from './store.ts';
 
 export interface TestResult {
@@ -58,14 +59,17 @@ export async function testChannel(ctx: AppContext, id: number, askedModel?: stri
   return { success: true, message: '', time };
 }
 
-let running: Promise<void> | undefined;
+/** Gateways (contexts) with a test-all run going. */
+const running = new WeakSet<AppContext>();
 
 /** Tests every channel one after another in the background; false when a run is already going. */
 export function testAllChannels(ctx: AppContext): boolean {
-  if (running) return false;
-  running = (async () => {
+  if (running.has(ctx)) return false;
+  running.add(ctx);
+  void (async () => {
     const ids = await ctx.db.db.selectFrom('channels').select(['id', 'type']).orderBy('id').execute();
     for (const { id, type } of ids) {
+      if (isStopping(ctx)) break;
       if (UNTESTABLE.has(Number(type)) || !adapterFor(Number(type))) continue;
       try {
         await testChannel(ctx, Number(id));
@@ -75,11 +79,6 @@ export function testAllChannels(ctx: AppContext): boolean {
     }
   })()
     .catch((err) => ctx.log.error({ err }, 'testing all channels failed'))
-    .finally(() => {
-      running = undefined;
-    });
+    .finally(() => running.delete(ctx));
   return true;
 }
-
-/** Resolves when the current test-all run (if any) is over; for shutdown and tests. */
-export const testAllDone = () => running ?? Promise.resolve();
