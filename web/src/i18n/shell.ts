@@ -38,6 +38,7 @@ export default {
       language: '语言',
       selfUse: '自用模式',
       demo: '演示站点',
+      newYear: '新年快乐！',
     },
     footer: {
       credit: '{{name}} {{version}} · 由 ModelGate 驱动',
@@ -103,6 +104,7 @@ export default {
       language: 'Language',
       selfUse: 'Self-use',
       demo: 'Demo',
+      newYear: 'Happy New Year!',
     },
     footer: {
       credit: '{{name}} {{version}} · powered by ModelGate',

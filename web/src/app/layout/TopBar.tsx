@@ -17,6 +17,7 @@ import { clearStoredUser, useSession } from '../../shared/session.ts';
 import { canRegister, useStatus } from '../../shared/status.ts';
 import { useThemeMode } from '../../shared/theme.tsx';
 import { useIsMobile } from '../../shared/useIsMobile.ts';
+import { NewYearEgg } from './NewYearEgg.tsx';
 
 /** Where "Console" leads: the dashboard when it is on, else the token list. */
 export function consolePath(enableDataExport: boolean | undefined) {
@@ -96,6 +97,7 @@ export function TopBar({ onOpenMenu }: { onOpenMenu: () => void }) {
         />
       )}
       <Flex align="center" gap={4} style={{ marginInlineStart: 'auto', flexShrink: 0 }}>
+        <NewYearEgg />
         <Button
           type="text"
           aria-label={mode === 'dark' ? t('header.themeLight') : t('header.themeDark')}
