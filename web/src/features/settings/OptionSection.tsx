@@ -125,6 +125,7 @@ function FieldItem({ field, form }: { field: FieldDef; form: ReturnType<typeof F
       return (
         <Form.Item {...common}>
           <InputNumber
+            precision={field.float || (field.step !== undefined && field.step < 1) ? undefined : 0}
             style={{ width: '100%' }}
             min={field.min}
             max={field.max}

@@ -17,6 +17,8 @@ export interface FieldDef {
   min?: number;
   max?: number;
   step?: number;
+  /** Numbers are whole unless this is set (or `step` is fractional). */
+  float?: boolean;
   /** For selects: value and the i18n key of its label. */
   choices?: Array<{ value: string; label: string }>;
   /** Grid width out of 24 on wide screens (default: 8 for switches and numbers, 12 for text, 24 for areas). */

@@ -11,7 +11,7 @@ const num = (key: string, min = 0): FieldDef => ({ key, kind: 'number', min });
 const GENERAL: FieldDef[] = [
   { key: 'TopUpLink', kind: 'text', placeholder: 'https://' },
   { key: 'general_setting.docs_link', kind: 'text', placeholder: 'https://' },
-  { key: 'QuotaPerUnit', kind: 'number', min: 1, help: 'settings.help.QuotaPerUnit' },
+  { key: 'QuotaPerUnit', kind: 'number', min: 1, float: true, help: 'settings.help.QuotaPerUnit' },
   num('RetryTimes'),
   sw('DisplayInCurrencyEnabled'),
   sw('DisplayTokenStatEnabled'),
@@ -43,7 +43,7 @@ const DASHBOARD: FieldDef[] = [
   },
 ];
 const MONITORING: FieldDef[] = [
-  num('ChannelDisableThreshold'),
+  { ...num('ChannelDisableThreshold'), float: true },
   num('QuotaRemindThreshold'),
   sw('AutomaticDisableChannelEnabled'),
   sw('AutomaticEnableChannelEnabled'),
