@@ -93,26 +93,17 @@ describe('redemption codes', () => {
     const balance = () => p.getByTestId('wallet-balance').innerText();
     await poll(balance).toContain('$0.00');
 
-    await p
-      .getByRole('button', { name: '兑 换' })
-      .or(p.getByRole('button', { name: '兑换', exact: true }))
-      .click();
+    await p.getByTestId('redeem-submit').click();
     await poll(() => toast(p, '请输入兑换码！').count()).toBeGreaterThan(0);
 
     await p.getByPlaceholder('请输入兑换码').fill(keys[0]);
-    await p
-      .getByRole('button', { name: '兑 换' })
-      .or(p.getByRole('button', { name: '兑换', exact: true }))
-      .click();
+    await p.getByTestId('redeem-submit').click();
     await poll(() => p.locator('.ant-modal-confirm').innerText()).toContain('成功兑换额度：$10.00');
     await p.locator('.ant-modal-confirm').getByRole('button').last().click();
     await poll(balance).toContain('$10.00');
 
     await p.getByPlaceholder('请输入兑换码').fill(keys[0]);
-    await p
-      .getByRole('button', { name: '兑 换' })
-      .or(p.getByRole('button', { name: '兑换', exact: true }))
-      .click();
+    await p.getByTestId('redeem-submit').click();
     await poll(() => toast(p, '兑换失败，该兑换码已被使用').count()).toBeGreaterThan(0);
     await p.reload();
     await settle(p);

@@ -55,7 +55,7 @@ export function RedeemCard() {
           allowClear
           aria-label={t('wallet.codePlaceholder')}
         />
-        <Button type="primary" loading={redeem.isPending} onClick={submit}>
+        <Button type="primary" loading={redeem.isPending} onClick={submit} data-testid="redeem-submit">
           {t('wallet.redeem')}
         </Button>
       </Space.Compact>
