@@ -1,4 +1,5 @@
 import { Role } from '@modelgate/shared';
+import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConsoleClient, loginAs } from './support/console-client.ts';
@@ -167,5 +168,59 @@ describe('relay: settings that refuse requests', () => {
     await ask(client, 'logged');
     await flushLedger(server.ctx);
     expect(await logs()).toHaveLength(1);
+  });
+});
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const redisUp = await (async () => {
+  const r = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000 });
+  try {
+    await r.connect();
+    await r.ping();
+    return true;
+  } catch {
+    if (process.env.CI === 'true') throw new Error('Redis is required in CI');
+    return false;
+  } finally {
+    r.disconnect();
+  }
+})();
+
+describe.skipIf(!redisUp)('relay: model request limits kept in Redis', () => {
+  let server: TestServer;
+  let mock: MockUpstream;
+
+  beforeAll(async () => {
+    mock = await startMockUpstream();
+    server = await startServer({ env: { REDIS_CONN_STRING: REDIS_URL } });
+    await seedChannel(server.ctx, { baseUrl: mock.url, key: 'sk-upstream-good', models: ['gpt-4o-mini'] });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await mock?.close();
+  });
+
+  it('counts requests in Redis and refuses the one over the limit', async () => {
+    const user = await seedUser(server.ctx, { quota: 50_000_000 });
+    const token = await seedToken(server.ctx, { userId: user.id, remain: 50_000_000 });
+    // Fresh test databases reuse ids: start this user's windows empty.
+    await server.ctx.redis?.del(`modelgate:mrl:t:${user.id}`, `modelgate:mrl:s:${user.id}`);
+    for (const [key, value] of [
+      ['ModelRequestRateLimitDurationMinutes', '1'],
+      ['ModelRequestRateLimitCount', '2'],
+      ['ModelRequestRateLimitSuccessCount', '1000'],
+      ['ModelRequestRateLimitEnabled', 'true'],
+    ])
+      await server.ctx.options.set(key, value);
+    const client = new OpenAI({ apiKey: token.apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
+    const ask = () =>
+      client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+    await ask();
+    await ask();
+    const err = await ask().catch((e) => e);
+    expect(err.status).toBe(429);
+    expect(await server.ctx.redis?.zcard(`modelgate:mrl:t:${user.id}`)).toBe(2);
+    expect(await server.ctx.redis?.zcard(`modelgate:mrl:s:${user.id}`)).toBe(2);
+    await server.ctx.redis?.del(`modelgate:mrl:t:${user.id}`, `modelgate:mrl:s:${user.id}`);
   });
 });
