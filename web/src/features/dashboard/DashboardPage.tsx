@@ -1,6 +1,19 @@
 import { ReloadOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
-import { Button, Card, Col, DatePicker, Empty, Input, Row, Select, Space, Statistic, Tabs } from 'antd';
+import {
+  Alert,
+  Button,
+  Card,
+  Col,
+  DatePicker,
+  Empty,
+  Input,
+  Row,
+  Select,
+  Space,
+  Statistic,
+  Tabs,
+} from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
 import ReactECharts from 'echarts-for-react';
 import { useMemo, useState } from 'react';
@@ -100,6 +113,9 @@ export default function DashboardPage() {
 
   return (
     <Space orientation="vertical" size="middle" style={{ width: '100%' }}>
+      {status.enable_data_export === false && (
+        <Alert type="warning" showIcon title={t('dashboard.disabled')} />
+      )}
       <Card size="small">
         <Space wrap>
           <DatePicker

@@ -19,6 +19,7 @@ export default {
       quotaChart: '模型消耗分布',
       countChart: '模型调用次数占比',
       noData: '所选时间段内没有数据',
+      disabled: '管理员未开启数据看板，新的用量不会再汇总到这里。',
     },
   },
   en: {
@@ -41,6 +42,7 @@ export default {
       quotaChart: 'Quota per model',
       countChart: 'Calls per model',
       noData: 'No data in this range',
+      disabled: 'The data dashboard is turned off by the admin; new usage is no longer summarised here.',
     },
   },
 };
