@@ -66,7 +66,7 @@ export function OnlineTopupCard() {
     }
   }, [countdown.left, queryClient]);
 
-  const start = (method: PayMethod) => {
+  const start = async (method: PayMethod) => {
     if (!enabled) {
       feedback.message?.error(t('wallet.notEnabled'));
       return;
@@ -75,12 +75,26 @@ export function OnlineTopupCard() {
       feedback.message?.error(t('wallet.belowMin', { min }));
       return;
     }
+    // The price of exactly this amount, even if the debounced quote has not caught up with the input yet.
+    let money: string;
+    try {
+      money = await queryClient.fetchQuery({
+        queryKey: ['topup-quote', amount],
+        queryFn: () => quoteAmount(amount),
+        meta: { silent: true },
+      });
+    } catch (err) {
+      feedback.message?.error(
+        `${t('wallet.requestFailed')}: ${err instanceof ApiFailure ? err.message : String(err)}`,
+      );
+      return;
+    }
     feedback.modal?.confirm({
       title: t('wallet.confirmTitle'),
       content: (
         <div>
           <div>{t('wallet.confirmAmount', { amount })}</div>
-          <div>{t('wallet.confirmPay', { money: quote.data ?? '-' })}</div>
+          <div>{t('wallet.confirmPay', { money })}</div>
           <div>
             {t('wallet.confirmMethod', { method: t(method === 'zfb' ? 'wallet.alipay' : 'wallet.wechat') })}
           </div>
