@@ -6,7 +6,7 @@ import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, LogController } from 'fastify';
 import type { AppContext } from './context.ts';
 import { ApiError, fail } from './infra/envelope.ts';
-import { globalApiRateLimit } from './infra/rate-limit.ts';
+import { globalApiRateLimit, globalWebRateLimit } from './infra/rate-limit.ts';
 import { newRequestId, REQUEST_ID_HEADER } from './infra/request-id.ts';
 import { FEATURES } from './modules/index.ts';
 import { RELAY_PREFIXES, registerRelay } from './relay/routes.ts';
@@ -30,6 +30,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     if (reply.statusCode >= 500) req.log.error({ url: req.url, status: reply.statusCode }, 'request failed');
   });
 
+  const isConsolePage = (path: string) =>
+    path !== '/api' &&
+    !path.startsWith('/api/') &&
+    !RELAY_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`));
+  app.addHook('onRequest', globalWebRateLimit(ctx, isConsolePage));
   await app.register(cookie, { secret: ctx.config.sessionSecret });
   await app.register(formbody);
 

@@ -246,6 +246,31 @@ describe('rate limits on login, registration and /api', () => {
     }
   });
 
+  it('limits console page loads when GLOBAL_WEB_RATE_LIMIT is on, not static files, /api or the relay', async () => {
+    const server = await startServer({
+      env: {
+        GLOBAL_WEB_RATE_LIMIT_ENABLE: 'true',
+        GLOBAL_WEB_RATE_LIMIT: '3',
+        GLOBAL_WEB_RATE_LIMIT_DURATION: '600',
+      },
+    });
+    try {
+      const pages = [];
+      for (const path of ['/', '/login', '/token', '/personal'])
+        pages.push((await fetch(server.url + path)).status);
+      expect(pages.slice(0, 3)).not.toContain(429);
+      expect(pages[3]).toBe(429);
+      const limited = await fetch(`${server.url}/setup`);
+      expect(limited.status).toBe(429);
+      expect(await limited.text()).toBe('too many requests, please try again later');
+      expect((await fetch(`${server.url}/assets/index.js`)).status).not.toBe(429);
+      expect((await fetch(`${server.url}/api/status`)).status).toBe(200);
+      expect((await fetch(`${server.url}/v1/models`)).status).not.toBe(429);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('shares the window across instances through Redis', async () => {
     const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
     const { Redis } = await import('ioredis');

@@ -122,3 +122,24 @@ export function globalApiRateLimit(ctx: AppContext): onRequestAsyncHookHandler {
   if (!enabled) return async () => {};
   return limitHook(namedLimiter(ctx, 'global-api', count, durationSec));
 }
+
+/**
+ * GLOBAL_WEB_RATE_LIMIT per IP over console page loads (HTML navigations), answered with a plain-text 429.
+ * Static files (anything with an extension, such as /assets/*.js) are not counted: one page load fetches many.
+ */
+export function globalWebRateLimit(
+  ctx: AppContext,
+  isConsolePage: (path: string) => boolean,
+): onRequestAsyncHookHandler {
+  const { enabled, count, durationSec } = ctx.config.globalWebRateLimit;
+  if (!enabled) return async () => {};
+  const limiter = namedLimiter(ctx, 'global-web', count, durationSec);
+  return async (req, reply) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return;
+    const path = req.url.split('?')[0];
+    const last = path.slice(path.lastIndexOf('/') + 1);
+    if (!isConsolePage(path) || (last.includes('.') && !last.endsWith('.html'))) return;
+    if (!(await limiter.hit(req.ip)))
+      return reply.code(429).type('text/plain; charset=utf-8').send(TOO_MANY_REQUESTS);
+  };
+}
