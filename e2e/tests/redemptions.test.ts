@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
+  ARTIFACTS,
   createUserViaApi,
   type Gateway,
   launchBrowser,
@@ -78,6 +79,7 @@ describe('redemption codes', () => {
     await poll(() => page.locator('.ant-form-item-explain-error').allInnerTexts()).toContain(
       '名称长度必须在 1-20 个字符之间',
     );
+    await page.screenshot({ path: `${ARTIFACTS}redemptions-drawer-light-zh-desktop.png` });
     await page.locator('.ant-drawer').getByRole('button', { name: '取消' }).click();
   });
 

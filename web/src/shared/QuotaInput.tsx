@@ -32,7 +32,7 @@ export function QuotaInput({
         precision={0}
         value={value ?? null}
         onChange={(v) => onChange?.(v)}
-        addonAfter={<Typography.Text type="secondary">{format(Number(value) || 0)}</Typography.Text>}
+        suffix={<Typography.Text type="secondary">{format(Number(value) || 0)}</Typography.Text>}
       />
       <Space wrap size={[6, 6]}>
         {scaled.map((q) => (

@@ -118,13 +118,13 @@ export function OnlineTopupCard() {
           <Typography.Text style={{ display: 'block' }}>{t('wallet.amount')}</Typography.Text>
           <InputNumber<number>
             aria-label={t('wallet.amount')}
-            style={{ width: '100%', marginTop: 4, display: 'flex' }}
+            style={{ width: '100%', marginTop: 4 }}
             min={1}
             precision={0}
             disabled={!enabled}
             value={amount}
             onChange={(v) => setAmount(Math.max(1, Math.floor(Number(v) || 1)))}
-            addonAfter={inCurrency ? '$' : undefined}
+            prefix={inCurrency ? '$' : undefined}
           />
           <Typography.Text type="secondary" style={{ fontSize: 12, display: 'block', marginTop: 4 }}>
             {t(inCurrency ? 'wallet.amountHintCurrency' : 'wallet.amountHintQuota')}
