@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { api } from '../../api/client.ts';
 import { feedback, showError } from '../../shared/feedback.tsx';
 import { useStatus } from '../../shared/status.ts';
+import { Turnstile } from '../../shared/Turnstile.tsx';
 import { useCountdown } from '../../shared/useCountdown.ts';
 import { type OAuthProvider, oauthUrl } from '../auth/oauth.ts';
 import { TelegramWidget } from '../auth/TelegramWidget.tsx';
@@ -24,12 +25,15 @@ function EmailBindModal({
   const [email, setEmail] = useState('');
   const [code, setCode] = useState('');
   const [busy, setBusy] = useState(false);
+  const [turnstileToken, setTurnstileToken] = useState('');
+  const { status } = useStatus();
   const countdown = useCountdown(30);
 
   const send = async () => {
     if (!email.trim()) return feedback.message?.error(t('auth.emailRequired'));
+    if (status.turnstile_check && !turnstileToken) return feedback.message?.info(t('auth.turnstileWait'));
     try {
-      await api.get('/api/verification', { email: email.trim() });
+      await api.get('/api/verification', { email: email.trim(), turnstile: turnstileToken });
       feedback.message?.success(t('auth.codeSent'));
       countdown.start();
     } catch (err) {
