@@ -76,6 +76,9 @@ function EmailBindModal({
             {countdown.running ? t('auth.resendIn', { n: countdown.left }) : t('auth.getCode')}
           </Button>
         </Space.Compact>
+        {status.turnstile_check && status.turnstile_site_key && (
+          <Turnstile siteKey={status.turnstile_site_key} onToken={setTurnstileToken} />
+        )}
         <Input
           value={code}
           onChange={(e) => setCode(e.target.value)}
