@@ -155,6 +155,8 @@ for (const engine of DATABASES) {
         'page_size=0',
         'start_timestamp=yesterday',
         'channel=-1',
+        'p=1e20',
+        'start_timestamp=1e30',
       ]) {
         const r = await admin.get(`/api/log/?${q}`);
         expect(r.status, q).toBe(400);

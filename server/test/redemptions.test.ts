@@ -117,6 +117,8 @@ for (const engine of DATABASES) {
       const byId = await admin.get(`/api/redemption/search?keyword=${code.id}`);
       expect(byId.data.items.map((c: { id: number }) => c.id)).toContain(code.id);
       expect((await admin.get('/api/redemption/search?keyword=100%25')).data.items).toEqual([]);
+      expect((await admin.get('/api/redemption/?p=1e20')).status).toBe(400);
+      expect((await admin.get('/api/redemption/?page_size=500')).status).toBe(400);
       expect((await admin.get(`/api/redemption/${code.id}`)).data).toMatchObject({
         id: code.id,
         key,

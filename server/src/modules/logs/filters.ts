@@ -21,7 +21,7 @@ export const logFilterSchema = z.object({
 });
 
 export const logPageSchema = logFilterSchema.extend({
-  p: z.preprocess(blank, z.coerce.number().int().optional()),
+  p: z.preprocess(blank, z.coerce.number().int().max(10_000_000).optional()),
   page_size: z.preprocess(blank, z.coerce.number().int().min(1).max(100).optional()),
 });
 

@@ -5,7 +5,7 @@ const blank = (v: unknown) => (v === '' || v === null ? undefined : v);
 
 /** `?p&page_size` as every paged console list reads it: pages from 1, sizes 1..100 (default 10). */
 export const pageQuery = z.object({
-  p: z.preprocess(blank, z.coerce.number().int().optional()),
+  p: z.preprocess(blank, z.coerce.number().int().max(10_000_000).optional()),
   page_size: z.preprocess(blank, z.coerce.number().int().min(1).max(100).optional()),
   keyword: z.preprocess(blank, z.string().max(100).optional()),
 });
