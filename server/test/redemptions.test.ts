@@ -118,6 +118,9 @@ for (const engine of DATABASES) {
       expect(byId.data.items.map((c: { id: number }) => c.id)).toContain(code.id);
       expect((await admin.get('/api/redemption/search?keyword=100%25')).data.items).toEqual([]);
       expect((await admin.get('/api/redemption/?p=1e20')).status).toBe(400);
+      expect((await admin.get('/api/redemption/1e30')).status).toBe(400);
+      expect((await admin.put('/api/redemption/', { id: 1e30, name: 'x', quota: 1 })).status).toBe(400);
+      expect((await admin.del('/api/redemption/abc')).status).toBe(400);
       expect((await admin.get('/api/redemption/?page_size=500')).status).toBe(400);
       expect((await admin.get(`/api/redemption/${code.id}`)).data).toMatchObject({
         id: code.id,

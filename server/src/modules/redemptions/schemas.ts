@@ -33,14 +33,20 @@ export const createSchema = z.object({
     .default(1),
 });
 
-const id = z.number({ error: '无效的兑换码 ID' }).int('无效的兑换码 ID').positive('无效的兑换码 ID');
+const id = z
+  .number({ error: '无效的兑换码 ID' })
+  .int('无效的兑换码 ID')
+  .positive('无效的兑换码 ID')
+  .max(Number.MAX_SAFE_INTEGER, '无效的兑换码 ID');
 export const updateSchema = z.object({ id, name, quota });
 export const statusSchema = z.object({
   id,
   status: z.union([z.literal(1), z.literal(2)], { error: '状态只能是 1（启用）或 2（禁用）' }),
 });
 
-export const idParam = z.object({ id: z.coerce.number().int().positive('无效的兑换码 ID') });
+export const idParam = z.object({
+  id: z.coerce.number().int().positive('无效的兑换码 ID').max(Number.MAX_SAFE_INTEGER, '无效的兑换码 ID'),
+});
 export const redeemSchema = z.object({
   key: z.string({ error: '请输入兑换码！' }).max(128, '兑换失败，无效的兑换码'),
 });
