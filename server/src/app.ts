@@ -19,7 +19,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     genReqId: () => newRequestId(),
     bodyLimit: ctx.config.maxRequestBodyMb * 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
-    trustProxy: true,
+    // Client IPs (rate limits, allow lists) come from X-Forwarded-For only when a trusted proxy sent it.
+    trustProxy: ctx.config.trustedProxies.length ? ctx.config.trustedProxies : false,
     return503OnClosing: true,
   });
 

@@ -21,6 +21,8 @@ export interface Config {
   globalWebRateLimit: { enabled: boolean; count: number; durationSec: number };
   criticalRateLimit: { count: number; durationSec: number };
   maxRequestBodyMb: number;
+  /** Proxies whose X-Forwarded-For is believed (addresses, CIDRs, or loopback/linklocal/uniquelocal). */
+  trustedProxies: string[];
   logLevel: string;
   webDist: string;
   debug: boolean;
@@ -77,6 +79,10 @@ export function loadConfig(env: Env = process.env): Config {
       durationSec: int(env, 'CRITICAL_RATE_LIMIT_DURATION', 1200),
     },
     maxRequestBodyMb: int(env, 'MAX_REQUEST_BODY_MB', 32),
+    trustedProxies: (env.TRUSTED_PROXIES ?? 'loopback,linklocal,uniquelocal')
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     webDist: env.WEB_DIST?.trim() || new URL('../../web/dist', import.meta.url).pathname,
     debug: bool(env, 'DEBUG', false),

@@ -228,6 +228,32 @@ describe('rate limits on login, registration and /api', () => {
     }
   });
 
+  it('keys limits on the client address: X-Forwarded-For only counts from a trusted proxy', async () => {
+    const spoofable = async (env: Record<string, string>) => {
+      const server = await startServer({ env: { CRITICAL_RATE_LIMIT: '2', ...env } });
+      try {
+        const statuses = [];
+        for (let i = 0; i < 4; i++) {
+          const r = await new ConsoleClient(server.url).post(
+            '/api/user/login',
+            { username: 'x', password: 'password123' },
+            {
+              'x-forwarded-for': `203.0.113.${i + 1}`,
+            },
+          );
+          statuses.push(r.status);
+        }
+        return statuses;
+      } finally {
+        await server.close();
+      }
+    };
+    // Behind a proxy on this host (loopback is trusted by default) each forwarded client has its own window.
+    expect(await spoofable({})).toEqual([400, 400, 400, 400]);
+    // Exposed directly (no trusted proxy) the header is ignored, so it cannot be used to dodge the limit.
+    expect(await spoofable({ TRUSTED_PROXIES: '' })).toEqual([400, 400, 429, 429]);
+  });
+
   it('limits every /api call when GLOBAL_API_RATE_LIMIT is on', async () => {
     const server = await startServer({
       env: {
