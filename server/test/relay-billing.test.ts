@@ -87,7 +87,11 @@ for (const engine of DATABASES) {
       expect(t.user.request_count).toBe(ok);
       expect(relayState(server.ctx).users.peekBalance(user.id)?.available).toBe(t.user.quota);
       // The console's user snapshot follows the flushes without rereading the database.
-      expect(server.ctx.users.peek(user.id)).toMatchObject({ quota: t.user.quota, used_quota: t.logSum, request_count: ok });
+      expect(server.ctx.users.peek(user.id)).toMatchObject({
+        quota: t.user.quota,
+        used_quota: t.logSum,
+        request_count: ok,
+      });
     });
 
     it('300 concurrent requests on a small token quota: the token is never overdrawn', async () => {

@@ -57,7 +57,10 @@ describe.skipIf(!redisUp)(`relay with shared holds in Redis (${engine.name})`, (
       nodes.push({
         ctx,
         url: `http://127.0.0.1:${port}`,
-        close: async () => (await app.close(), await ctx.close()),
+        close: async () => {
+          await app.close();
+          await ctx.close();
+        },
       });
     }
     await seedChannel(nodes[0].ctx, { baseUrl: mock.url, key: 'sk-good', models: ['deepseek-chat'] });
