@@ -1,6 +1,7 @@
-import { DownOutlined } from '@ant-design/icons';
-import { Button, Dropdown, Popconfirm, Space } from 'antd';
+import { DownOutlined, EllipsisOutlined } from '@ant-design/icons';
+import { Button, Dropdown, Space } from 'antd';
 import { useTranslation } from 'react-i18next';
+import { feedback } from '../../shared/feedback.tsx';
 import type { Row } from './rows.ts';
 import { useChannelTest } from './useChannelTest.ts';
 
@@ -50,18 +51,28 @@ export function RowActions({ row, h }: { row: Row; h: RowActionHandlers }) {
       <Button size="small" onClick={() => h.onEdit(row)}>
         {t('common.edit')}
       </Button>
-      <Popconfirm title={t('channel.copyConfirm', { name: row.name })} onConfirm={() => h.onCopy(row)}>
-        <Button size="small">{t('channel.copy')}</Button>
-      </Popconfirm>
-      <Popconfirm
-        title={t('channel.deleteConfirm', { name: row.name })}
-        okButtonProps={{ danger: true }}
-        onConfirm={() => h.onDelete(row)}
+      <Dropdown
+        trigger={['click']}
+        menu={{
+          items: [
+            { key: 'copy', label: t('channel.copy') },
+            { key: 'delete', label: t('common.delete'), danger: true },
+          ],
+          onClick: ({ key }) =>
+            key === 'copy'
+              ? feedback.modal?.confirm({
+                  title: t('channel.copyConfirm', { name: row.name }),
+                  onOk: () => h.onCopy(row),
+                })
+              : feedback.modal?.confirm({
+                  title: t('channel.deleteConfirm', { name: row.name }),
+                  okButtonProps: { danger: true },
+                  onOk: () => h.onDelete(row),
+                }),
+        }}
       >
-        <Button size="small" danger>
-          {t('common.delete')}
-        </Button>
-      </Popconfirm>
+        <Button size="small" icon={<EllipsisOutlined />} aria-label={t('common.more')} />
+      </Dropdown>
     </Space>
   );
 }

@@ -37,7 +37,7 @@ export function channelColumns(t: TFunction, h: ColumnHandlers): ColumnsType<Row
       key: 'id',
       title: t('channel.colId'),
       dataIndex: 'id',
-      width: 80,
+      width: 60,
       render: (id: number, r) => (r.isTag ? null : id),
     },
     {
@@ -45,7 +45,7 @@ export function channelColumns(t: TFunction, h: ColumnHandlers): ColumnsType<Row
       title: t('channel.colName'),
       dataIndex: 'name',
       ellipsis: true,
-      width: 180,
+      width: 150,
       render: (name: string, r) =>
         r.isTag ? (
           <Typography.Text strong>{`${name} (${r.children?.length ?? 0})`}</Typography.Text>
@@ -114,7 +114,9 @@ export function channelColumns(t: TFunction, h: ColumnHandlers): ColumnsType<Row
         r.isTag ? null : (
           <Tooltip title={r.test_time ? formatTime(r.test_time) : undefined}>
             <Tag color={responseColor(ms)}>
-              {ms ? t('channel.seconds', { value: (ms / 1000).toFixed(2) }) : t('channel.untested')}
+              {ms
+                ? t('channel.seconds', { value: (ms / 1000).toFixed(ms < 100 ? 3 : 2) })
+                : t('channel.untested')}
             </Tag>
           </Tooltip>
         ),
