@@ -1,6 +1,7 @@
 import { Button, Col, DatePicker, Form, Input, InputNumber, Row, Select, Space } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
 import { useTranslation } from 'react-i18next';
+import { useIsMobile } from '../../shared/useIsMobile.ts';
 import type { LogFilters } from './api.ts';
 
 interface FormValues {
@@ -56,6 +57,7 @@ export function LogFilterForm({
   onSearch: (f: LogFilters) => void;
 }) {
   const { t } = useTranslation();
+  const isMobile = useIsMobile();
   const [form] = Form.useForm<FormValues>();
   const col = { xs: 12, sm: 12, lg: 8, xl: 6 };
   return (
@@ -68,7 +70,12 @@ export function LogFilterForm({
       <Row gutter={12}>
         <Col xs={24} lg={16} xl={12}>
           <Form.Item name="range" label={t('log.timeRange')}>
-            <DatePicker.RangePicker showTime style={{ width: '100%' }} allowEmpty={[true, true]} />
+            <DatePicker.RangePicker
+              showTime
+              format={isMobile ? 'MM-DD HH:mm' : undefined}
+              style={{ width: '100%' }}
+              allowEmpty={[true, true]}
+            />
           </Form.Item>
         </Col>
         <Col {...col}>
