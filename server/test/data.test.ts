@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueAccessToken } from '../src/modules/auth/access-token.ts';
 import { exportQuotaData } from '../src/modules/data/export.ts';
@@ -199,3 +202,38 @@ for (const engine of DATABASES) {
     });
   });
 }
+
+describe('dashboard data with the usage log in its own database (LOG_SQL_DSN)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-logdb-'));
+    server = await startServer({ env: { LOG_SQL_DSN: `local:${join(dir, 'logs.db')}` } });
+  });
+  afterAll(() => server?.close());
+
+  it('reads the log database and writes the buckets to the main one, idempotently', async () => {
+    expect(server.ctx.logDb).not.toBe(server.ctx.db);
+    const { id } = await seedUser(server.ctx, { quota: 0, username: 'carol' });
+    const hour = Math.floor(Date.now() / 1000 / HOUR) * HOUR - HOUR;
+    await server.ctx.logDb.db
+      .insertInto('logs')
+      .values([
+        consumeLog(id, 'carol', 'gpt-4o', hour + 5, 40, [4, 4]),
+        consumeLog(id, 'carol', 'gpt-4o', hour + 50, 60, [6, 6]),
+      ])
+      .execute();
+    await exportQuotaData(server.ctx);
+    await exportQuotaData(server.ctx);
+    const rows = await server.ctx.db.db.selectFrom('quota_data').selectAll().execute();
+    expect(
+      rows.map((r) => [
+        Number(r.user_id),
+        r.model_name,
+        Number(r.created_at),
+        Number(r.count),
+        Number(r.quota),
+        Number(r.token_used),
+      ]),
+    ).toEqual([[id, 'gpt-4o', hour, 2, 100, 20]]);
+  });
+});
