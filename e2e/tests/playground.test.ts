@@ -86,9 +86,9 @@ describe('playground', () => {
   });
 
   test('a refused request shows the error on the message', async () => {
-    // A model no channel serves: the gateway answers 503 in OpenAI's error shape.
+    // A priced model no channel serves: the gateway answers 503 in OpenAI's error shape.
     await page.route('**/api/user/models', (route) =>
-      route.fulfill({ json: { success: true, message: '', data: ['no-such-model'] } }),
+      route.fulfill({ json: { success: true, message: '', data: ['gpt-4.1'] } }),
     );
     await page.reload();
     await settle(page);
