@@ -58,7 +58,7 @@ describe('relay: errors and token checks', () => {
       ['missing model', await post({ messages: [{ role: 'user', content: 'hi' }] }), 400],
       ['missing messages', await post({ model: MODEL }), 400],
       ['negative max_tokens', await post(chat({ max_tokens: -5 })), 400],
-      ['unknown model', await post(chat({ model: 'no-such-model' })), 503],
+      ['unknown model', await post(chat({ model: 'no-such-model' })), 404],
       ['unpriced model', await post(chat({ model: 'unpriced-model' })), 403],
       ['wrong content type', await post('model=x', { type: 'application/x-www-form-urlencoded' }), 400],
       [

@@ -233,10 +233,23 @@ describe('relay: routing and failover', () => {
     ).rejects.toMatchObject({ status: 403 });
   });
 
-  it('answers 503 when no channel serves the model', async () => {
-    await server.ctx.options.set('ModelRatio', JSON.stringify({ 'nobody-serves-this': 1 }));
-    const err = await ask('nobody-serves-this').catch((e) => e);
-    expect(err.status).toBe(503);
-    expect(err.error?.type ?? err.type).toBeTruthy();
+  it('answers 503 for a known model without a channel here, 404 for a model nobody serves or prices', async () => {
+    await server.ctx.options.set(
+      'ModelRatio',
+      JSON.stringify({ 'elsewhere-model': 1, 'priced-unserved': 1 }),
+    );
+    await seedChannel(server.ctx, {
+      baseUrl: mock.url,
+      key: 'sk-good-vip',
+      models: ['elsewhere-model'],
+      group: 'vip-only',
+    });
+    const busy = await ask('elsewhere-model').catch((e) => e);
+    expect(busy.status).toBe(503);
+    expect(busy.code).toBe('no_available_channel');
+    expect((await ask('priced-unserved').catch((e) => e)).status).toBe(503);
+    const unknown = await ask('nobody-serves-this').catch((e) => e);
+    expect(unknown.status).toBe(404);
+    expect(unknown.code).toBe('model_not_found');
   });
 });

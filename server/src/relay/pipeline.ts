@@ -45,11 +45,22 @@ export async function runRelay(
   }
   const tiers = caller.pinned ? [] : state.channels.tiers(caller.group, model);
   if (!caller.pinned && tiers.length === 0) {
+    // A model the gateway knows nothing of (no channel lists it, no price) is the client's mistake: 404, as
+    // OpenAI answers. A known model without an available channel here is a gateway condition: 503.
+    if (!state.channels.servedAnywhere(model) && !state.prices.model(model)) {
+      throw new RelayError(
+        404,
+        `The model '${model}' does not exist or you do not have access to it`,
+        'invalid_request_error',
+        'model_not_found',
+        'model',
+      );
+    }
     throw new RelayError(
       503,
       `no available channel for model ${model} in group ${caller.group}`,
       'new_api_error',
-      'model_not_found',
+      'no_available_channel',
       'model',
     );
   }

@@ -135,6 +135,12 @@ export class ChannelCache {
     return this.index.get(group)?.get(model) ?? [];
   }
 
+  /** Whether any channel, enabled or not, in any group lists the model. */
+  servedAnywhere(model: string): boolean {
+    for (const ch of this.byId.values()) if (ch.models.includes(model)) return true;
+    return false;
+  }
+
   /** Distinct models that have at least one enabled channel in the group, sorted. */
   models(group: string): string[] {
     return [...(this.index.get(group)?.keys() ?? [])].sort();
