@@ -35,7 +35,7 @@ export function userColumns(t: TFunction, h: Handlers): ColumnsType<UserRow> {
       okText={t('common.confirm')}
       cancelText={t('common.cancel')}
     >
-      <Button size="small" danger={danger} loading={h.busyId === user.id}>
+      <Button size="small" danger={danger} disabled={h.busyId === user.id}>
         {label}
       </Button>
     </Popconfirm>
