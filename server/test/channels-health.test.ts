@@ -72,6 +72,17 @@ function startUpstream(): Promise<{ url: string; seen: Seen[]; server: Server }>
       if (key === 'slow-key') await new Promise((r) => setTimeout(r, 400));
       return json(200, fixture('openai/chat/text.json'));
     }
+    if (req.url === '/dashboard/billing/credit_grants' && key === 'grant-key') {
+      return json(
+        200,
+        JSON.stringify({
+          object: 'credit_summary',
+          total_granted: 20,
+          total_used: 7.5,
+          total_available: 12.5,
+        }),
+      );
+    }
     if (req.url === '/v1/dashboard/billing/subscription')
       return json(200, JSON.stringify({ object: 'billing_subscription', hard_limit_usd: 120 }));
     if (req.url?.startsWith('/v1/dashboard/billing/usage'))
@@ -345,6 +356,11 @@ describe('channel health, tests, balances and upstream model lists', () => {
       const after = await row(id);
       expect(after.balance).toBe(94.5);
       expect(after.balance_updated_time).toBeGreaterThan(0);
+    });
+
+    it('prefers an OpenAI-compatible credit-grants balance when the upstream has one', async () => {
+      const id = await channel('grant-key', { type: 8 });
+      expect((await admin.get(`/api/channel/update_balance/${id}`)).data).toBe(12.5);
     });
 
     it('reads a DeepSeek balance and says "not supported" for providers without a balance API', async () => {

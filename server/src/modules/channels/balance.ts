@@ -38,9 +38,19 @@ const openaiBilling: Reader = async (ctx, t, base) => {
   return limit - num(usage?.total_usage ?? 0, 'total_usage') / 100;
 };
 
+/** OpenAI-compatible resellers: credit grants (total_available or total_remaining), else the billing pair above. */
+const openaiCompatible: Reader = async (ctx, t, base) => {
+  try {
+    const g = await getJson(ctx, `${base}/dashboard/billing/credit_grants`, t);
+    return num(g?.total_available ?? g?.total_remaining, 'total_available');
+  } catch {
+    return openaiBilling(ctx, t, base);
+  }
+};
+
 const READERS: Record<number, Reader> = {
-  1: openaiBilling,
-  8: openaiBilling,
+  1: openaiCompatible,
+  8: openaiCompatible,
   // OpenRouter: credits bought minus credits used.
   20: async (ctx, t, base) => {
     const b = await getJson(ctx, `${base}/v1/credits`, t);
