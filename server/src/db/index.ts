@@ -39,6 +39,9 @@ export async function openDatabase(dsn: string, sqlitePath: string): Promise<Db>
     pg.default.types.setTypeParser(20, (v) => Number(v));
     pg.default.types.setTypeParser(1700, (v) => Number(v));
     const pool = new pg.default.Pool({ connectionString: dsn, max: 20 });
+    // An idle connection cut by the server (restart, admin termination) is reported here; without a listener
+    // Node would crash the process. The pool drops that client and the next query opens a fresh one.
+    pool.on('error', () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect, close: () => db.destroy() };
   }
