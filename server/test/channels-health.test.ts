@@ -38,7 +38,8 @@ function startUpstream(): Promise<{ url: string; seen: Seen[]; server: Server }>
     };
     const invalidKey = JSON.stringify({
       error: {
-        message: 'Incorrect API key provided',
+        // Like OpenAI, the 401 names the key it was given.
+        message: `Incorrect API key provided: ${key}`,
         type: 'invalid_request_error',
         param: null,
         code: 'invalid_api_key',
@@ -213,6 +214,10 @@ describe('channel health, tests, balances and upstream model lists', () => {
       const id = await channel('good-key');
       const byId = await admin.get(`/api/channel/fetch_models/${id}`);
       expect(byId.data).toEqual(['gpt-4.1-nano', 'gpt-4o', 'text-embedding-3-small']);
+      const echo = await channel('sk-secret-echoed-key');
+      const echoed = await admin.get(`/api/channel/fetch_models/${echo}`);
+      expect(echoed.message).toMatch(/401: Incorrect API key provided: \*\*\*/);
+      expect(echoed.message).not.toContain('sk-secret-echoed-key');
       const bad = await admin.post('/api/channel/fetch_models', {
         type: 1,
         base_url: upstream.url,

@@ -11,7 +11,11 @@ import { authHeaders, baseUrlOf, callUpstream, firstKey, type UpstreamTarget } f
 type Reader = (ctx: AppContext, t: UpstreamTarget, base: string) => Promise<number>;
 
 async function getJson(ctx: AppContext, url: string, t: UpstreamTarget): Promise<any> {
-  const reply = await callUpstream(ctx, url, { headers: authHeaders(t), timeoutMs: 20_000 });
+  const reply = await callUpstream(ctx, url, {
+    headers: authHeaders(t),
+    timeoutMs: 20_000,
+    secrets: [t.key],
+  });
   if (!reply.ok)
     throw new ApiError(`upstream answered ${reply.status}: ${reply.failure?.message ?? ''}`.trim(), 502);
   return reply.body;

@@ -15,7 +15,11 @@ export async function fetchUpstreamModels(ctx: AppContext, t: UpstreamTarget): P
       : t.type === 3
         ? '/openai/models?api-version=2024-10-21'
         : '/v1/models';
-  const reply = await callUpstream(ctx, `${base}${path}`, { headers: authHeaders(t), timeoutMs: 20_000 });
+  const reply = await callUpstream(ctx, `${base}${path}`, {
+    headers: authHeaders(t),
+    timeoutMs: 20_000,
+    secrets: [t.key],
+  });
   if (!reply.ok)
     throw new ApiError(
       `failed to fetch models: upstream answered ${reply.status}: ${reply.failure?.message ?? ''}`.trim(),

@@ -1,6 +1,7 @@
 import { channelTypeInfo } from '@modelgate/shared';
 import type { AppContext } from '../../context.ts';
 import { ALLOW_PRIVATE_OPTION, guardedFetch } from '../../infra/ssrf.ts';
+import { scrub } from '../../relay/errors.ts';
 import type { UpstreamFailure } from './health.ts';
 
 /** How the console reaches a channel's upstream (tests, model lists, balances): base URL, auth headers. */
@@ -53,7 +54,14 @@ export function failureOf(status: number, body: unknown, text: string): Upstream
 export async function callUpstream(
   ctx: AppContext,
   url: string,
-  init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: unknown; timeoutMs?: number },
+  init: {
+    method?: 'GET' | 'POST';
+    headers?: Record<string, string>;
+    body?: unknown;
+    timeoutMs?: number;
+    /** Texts (the channel key) that must not come back in an error message, even if the upstream echoes them. */
+    secrets?: string[];
+  },
 ): Promise<UpstreamReply> {
   const res = await guardedFetch(url, {
     allowPrivate: ctx.options.bool(ALLOW_PRIVATE_OPTION),
@@ -73,7 +81,11 @@ export async function callUpstream(
   } catch {
     body = undefined;
   }
-  if (!res.ok) return { ok: false, status: res.status, body, failure: failureOf(res.status, body, text) };
+  if (!res.ok) {
+    const failure = failureOf(res.status, body, text);
+    failure.message = scrub(failure.message ?? '', init.secrets ?? []);
+    return { ok: false, status: res.status, body, failure };
+  }
   if (body === undefined)
     return {
       ok: false,
