@@ -3,7 +3,12 @@ import { join } from 'node:path';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import fastifyStatic from '@fastify/static';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  LogController,
+} from 'fastify';
 import type { AppContext } from './context.ts';
 import { ApiError, fail } from './infra/envelope.ts';
 import { globalApiRateLimit, globalWebRateLimit } from './infra/rate-limit.ts';
@@ -24,11 +29,14 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     return503OnClosing: true,
   });
 
-  app.addHook('onRequest', async (req, reply) => {
+  // Callback-style hooks: they run on every request, and an async hook costs a promise each time.
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header(REQUEST_ID_HEADER, req.id);
+    done();
   });
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
     if (reply.statusCode >= 500) req.log.error({ url: req.url, status: reply.statusCode }, 'request failed');
+    done();
   });
 
   const isConsolePage = (path: string) =>
@@ -51,7 +59,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         }
         return reply.status(status).send(fail(friendlyClientError(err as FastifyError)));
       });
-      api.setNotFoundHandler((req, reply) => reply.status(404).send(fail(`Invalid URL (${req.method} ${req.url})`)));
+      api.setNotFoundHandler((req, reply) =>
+        reply.status(404).send(fail(`Invalid URL (${req.method} ${req.url})`)),
+      );
       api.addHook('onRequest', globalApiRateLimit(ctx));
       for (const feature of FEATURES) await feature(api, ctx);
     },
@@ -67,7 +77,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       root: dist,
       wildcard: false,
       setHeaders(reply, path) {
-        reply.header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+        reply.header(
+          'cache-control',
+          path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
+        );
       },
     });
   }
@@ -75,11 +88,17 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     const path = req.url.split('?')[0];
     if (RELAY_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`))) {
       return reply.status(404).send({
-        error: { message: `Invalid URL (${req.method} ${path})`, type: 'invalid_request_error', param: null, code: 'not_found' },
+        error: {
+          message: `Invalid URL (${req.method} ${path})`,
+          type: 'invalid_request_error',
+          param: null,
+          code: 'not_found',
+        },
       });
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return reply.status(404).send(fail('not found'));
-    if (!hasWeb) return reply.status(404).type('text/plain').send('The web console is not built; run `npm run build`.');
+    if (!hasWeb)
+      return reply.status(404).type('text/plain').send('The web console is not built; run `npm run build`.');
     return reply.header('cache-control', 'no-cache').sendFile('index.html');
   });
   return app;

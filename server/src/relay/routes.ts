@@ -58,9 +58,10 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext): Prom
       done(null, body),
     );
 
-    r.addHook('onRequest', async (req, reply) => {
+    r.addHook('onRequest', (req, reply, done) => {
       reply.header('access-control-allow-origin', req.headers.origin ?? '*');
       reply.header('access-control-allow-credentials', 'true');
+      done();
     });
     r.options('/v1/*', async (req, reply) => {
       reply

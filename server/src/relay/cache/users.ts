@@ -17,6 +17,8 @@ export class UserCache {
   /** Told about every console change to a user's balance (the shared hold store rereads it). */
   onReload?: (account: string) => void;
   private loading = new Map<number, Promise<Balance | null>>();
+  /** The entry built for each console snapshot (a new snapshot after an edit or TTL reload gets a new one). */
+  private entries = new WeakMap<UserSnapshot, UserEntry>();
 
   constructor(
     private readonly ctx: AppContext,
@@ -57,10 +59,14 @@ export class UserCache {
   async get(id: number): Promise<UserEntry | null> {
     const snap = await this.ctx.users.get(id);
     if (!snap) return null;
+    const hit = this.entries.get(snap);
+    if (hit && hit.balance === this.balances.get(id)) return hit;
     const balance = await this.balance(id);
     if (!balance) return null;
     const { quota: _quota, ...rest } = snap;
-    return { ...rest, balance };
+    const entry = { ...rest, balance };
+    this.entries.set(snap, entry);
+    return entry;
   }
 
   /** The balance, when the relay has loaded it. */
