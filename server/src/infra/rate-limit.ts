@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { AppContext } from '../context.ts';
 import { ApiError } from './envelope.ts';
@@ -130,16 +130,20 @@ export function globalApiRateLimit(ctx: AppContext): onRequestAsyncHookHandler {
 export function globalWebRateLimit(
   ctx: AppContext,
   isConsolePage: (path: string) => boolean,
-): onRequestAsyncHookHandler {
+): onRequestHookHandler {
   const { enabled, count, durationSec } = ctx.config.globalWebRateLimit;
-  if (!enabled) return async () => {};
+  // Callback style: this hook runs on every request (the relay's included), and an async hook costs a
+  // promise each time even when it has nothing to do.
+  if (!enabled) return (_req, _reply, done) => done();
   const limiter = namedLimiter(ctx, 'global-web', count, durationSec);
-  return async (req, reply) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return;
+  return (req, reply, done) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return done();
     const path = req.url.split('?')[0];
     const last = path.slice(path.lastIndexOf('/') + 1);
-    if (!isConsolePage(path) || (last.includes('.') && !last.endsWith('.html'))) return;
-    if (!(await limiter.hit(req.ip)))
-      return reply.code(429).type('text/plain; charset=utf-8').send(TOO_MANY_REQUESTS);
+    if (!isConsolePage(path) || (last.includes('.') && !last.endsWith('.html'))) return done();
+    limiter.hit(req.ip).then((allowed) => {
+      if (allowed) done();
+      else reply.code(429).type('text/plain; charset=utf-8').send(TOO_MANY_REQUESTS);
+    }, done);
   };
 }
