@@ -6,6 +6,8 @@ const procs = [
   spawn(process.execPath, ['--import', 'tsx', '--watch', 'server/src/main.ts'], { stdio: 'inherit' }),
   spawn('npm', ['run', 'dev', '-w', 'web'], { stdio: 'inherit' }),
 ];
-const stop = (sig) => procs.forEach((p) => p.kill(sig));
+const stop = (sig) => {
+  for (const p of procs) p.kill(sig);
+};
 process.on('SIGINT', () => stop('SIGINT'));
 process.on('SIGTERM', () => stop('SIGTERM'));

@@ -19,7 +19,13 @@ if (!process.argv.includes('--no-build')) {
 const out = '.vitest-results.json';
 rmSync(out, { force: true });
 const extra = process.argv.slice(2).filter((a) => a !== '--no-build');
-const res = run(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`, ...extra]);
+const res = run(bin('vitest'), [
+  'run',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${out}`,
+  ...extra,
+]);
 
 let passed = 0;
 let failed = 0;
@@ -30,7 +36,8 @@ if (existsSync(out)) {
   failed = (r.numFailedTests ?? 0) + (r.numRuntimeErrorTestSuites ?? 0);
   skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
   // A test file that fails to load has no test results; count it as a failure.
-  for (const file of r.testResults ?? []) if (file.status === 'failed' && (file.assertionResults ?? []).length === 0) failed += 1;
+  for (const file of r.testResults ?? [])
+    if (file.status === 'failed' && (file.assertionResults ?? []).length === 0) failed += 1;
 } else {
   failed = 1;
 }

@@ -1,8 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
-  createUserViaApi,
   ARTIFACTS,
+  createUserViaApi,
   type Gateway,
   launchBrowser,
   loginViaApi,

@@ -216,11 +216,15 @@ describe('content pages', () => {
   test('about shows the admin text, and the default home when nothing is set', async () => {
     const { page } = visitor;
     await page.goto(`${gw.url}/about`);
-    await expect.poll(() => page.getByRole('heading', { name: 'About us' }).count(), { timeout: 15_000 }).toBe(1);
+    await expect
+      .poll(() => page.getByRole('heading', { name: 'About us' }).count(), { timeout: 15_000 })
+      .toBe(1);
     await shootAll(page, 'about');
     await gw.ctx.options.set('HomePageContent', '');
     await page.goto(`${gw.url}/`);
-    await expect.poll(() => page.getByRole('button', { name: '查看价格' }).count(), { timeout: 15_000 }).toBe(1);
+    await expect
+      .poll(() => page.getByRole('button', { name: '查看价格' }).count(), { timeout: 15_000 })
+      .toBe(1);
     await shootAll(page, 'home-default');
   });
 });

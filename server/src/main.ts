@@ -1,6 +1,6 @@
+import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { createContext } from './context.ts';
-import { buildApp } from './app.ts';
 
 const config = loadConfig();
 const ctx = await createContext(config);

@@ -20,7 +20,7 @@ for (const engine of DATABASES) {
     it('answers unknown /v1 paths in OpenAI error shape', async () => {
       const res = await fetch(`${server.url}/v1/nothing-here`);
       expect(res.status).toBe(404);
-      const body = await res.json();
+      const body = (await res.json()) as { error: { type: string } };
       expect(body.error.type).toBe('invalid_request_error');
     });
 

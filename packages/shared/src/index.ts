@@ -1,4 +1,4 @@
-export * from './roles.ts';
-export * from './statuses.ts';
 export * from './channel-types.ts';
 export * from './quota.ts';
+export * from './roles.ts';
+export * from './statuses.ts';

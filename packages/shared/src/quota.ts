@@ -11,7 +11,10 @@ export function abbreviateQuota(quota: number): string {
 }
 
 /** Renders quota for people: `$1.23` when currency display is on, else abbreviated units. */
-export function renderQuota(quota: number, opts: { quotaPerUnit: number; displayInCurrency: boolean; digits?: number }) {
+export function renderQuota(
+  quota: number,
+  opts: { quotaPerUnit: number; displayInCurrency: boolean; digits?: number },
+) {
   if (opts.displayInCurrency) {
     const value = quota / (opts.quotaPerUnit || DEFAULT_QUOTA_PER_UNIT);
     return `$${value.toFixed(opts.digits ?? 2)}`;

@@ -12,6 +12,11 @@ describe('quota display', () => {
     expect(renderQuota(750_000, { quotaPerUnit: 500_000, displayInCurrency: true })).toBe('$1.50');
   });
   it('colours ratios by threshold', () => {
-    expect([ratioColor(6), ratioColor(4), ratioColor(2), ratioColor(1)]).toEqual(['red', 'orange', 'blue', 'green']);
+    expect([ratioColor(6), ratioColor(4), ratioColor(2), ratioColor(1)]).toEqual([
+      'red',
+      'orange',
+      'blue',
+      'green',
+    ]);
   });
 });

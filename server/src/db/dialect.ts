@@ -8,7 +8,13 @@ export function dialectOf(dsn: string): DialectName {
 }
 
 /** Accepts `mysql://user:pass@host:port/db` and the Go-style `user:pass@tcp(host:port)/db?params`. */
-export function parseMysqlDsn(dsn: string): { host: string; port: number; user: string; password: string; database: string } {
+export function parseMysqlDsn(dsn: string): {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  database: string;
+} {
   if (dsn.startsWith('mysql://') || dsn.startsWith('mariadb://')) {
     const u = new URL(dsn.replace(/^mariadb:/, 'mysql:'));
     return {
@@ -20,7 +26,8 @@ export function parseMysqlDsn(dsn: string): { host: string; port: number; user: 
     };
   }
   const m = /^(?:([^:@]*)(?::([^@]*))?@)?(?:tcp\(([^)]*)\)|unix\(([^)]*)\))?\/([^?]*)/.exec(dsn);
-  if (!m) throw new Error('SQL_DSN is not a recognised MySQL DSN (use user:pass@tcp(host:port)/db or mysql://...)');
+  if (!m)
+    throw new Error('SQL_DSN is not a recognised MySQL DSN (use user:pass@tcp(host:port)/db or mysql://...)');
   const [host, port] = (m[3] ?? '127.0.0.1:3306').split(':');
   return {
     host: host || '127.0.0.1',

@@ -1,12 +1,20 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, type Migration, type MigrationProvider, Migrator, MysqlDialect, PostgresDialect, SqliteDialect } from 'kysely';
+import {
+  Kysely,
+  type Migration,
+  type MigrationProvider,
+  Migrator,
+  MysqlDialect,
+  PostgresDialect,
+  SqliteDialect,
+} from 'kysely';
 import { type DialectName, dialectOf, parseMysqlDsn } from './dialect.ts';
 import * as m001 from './migrations/001_init.ts';
 import type { Database } from './schema.ts';
 
-export type { Database } from './schema.ts';
 export type { DialectName } from './dialect.ts';
+export type { Database } from './schema.ts';
 
 export interface Db {
   db: Kysely<Database>;
@@ -63,7 +71,8 @@ export async function migrate(handle: Db): Promise<void> {
   const provider: MigrationProvider = {
     async getMigrations() {
       const out: Record<string, Migration> = {};
-      for (const [name, m] of Object.entries(MIGRATIONS)) out[name] = { up: (db) => m.up(db, handle.dialect) };
+      for (const [name, m] of Object.entries(MIGRATIONS))
+        out[name] = { up: (db) => m.up(db, handle.dialect) };
       return out;
     },
   };

@@ -13,7 +13,10 @@ export interface Bus {
 
 const CHANNEL = 'modelgate:changes';
 
-export function createBus(redis?: { pub: Redis; sub: Redis }, nodeId = String(process.pid) + Math.random()): Bus {
+export function createBus(
+  redis?: { pub: Redis; sub: Redis },
+  nodeId = String(process.pid) + Math.random(),
+): Bus {
   const local = new EventEmitter();
   local.setMaxListeners(0);
   const emit = (topic: string, payload: string) => {

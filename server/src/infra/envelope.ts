@@ -6,7 +6,11 @@ export interface Envelope<T = unknown> {
 }
 
 export const ok = <T>(data?: T, message = ''): Envelope<T> => ({ success: true, message, data });
-export const fail = (message: string, data?: unknown): Envelope => ({ success: false, message, ...(data === undefined ? {} : { data }) });
+export const fail = (message: string, data?: unknown): Envelope => ({
+  success: false,
+  message,
+  ...(data === undefined ? {} : { data }),
+});
 
 /**
  * A client mistake on the console API. Thrown anywhere in a handler, it becomes

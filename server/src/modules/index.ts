@@ -1,25 +1,25 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { authFeature } from './auth/routes.ts';
-import { selfFeature } from './users/self-routes.ts';
-import { oauthFeature } from './auth/oauth/routes.ts';
 import { emailFeature } from './auth/email-routes.ts';
-import { groupsFeature } from './groups/routes.ts';
-import { adminUsersFeature } from './users/admin-routes.ts';
-import { statusFeature } from './status/routes.ts';
-import { setupFeature } from './setup/routes.ts';
-import { optionsFeature } from './options/routes.ts';
+import { oauthFeature } from './auth/oauth/routes.ts';
+import { authFeature } from './auth/routes.ts';
+import channelsFeature from './channels/routes.ts';
 import contentFeature from './content/routes.ts';
 import dataFeature from './data/routes.ts';
+import { groupsFeature } from './groups/routes.ts';
+import { logsFeature } from './logs/routes.ts';
 import midjourneyFeature from './midjourney/routes.ts';
+import { optionsFeature } from './options/routes.ts';
 import pricingFeature from './pricing/routes.ts';
+import { redemptionsFeature } from './redemptions/routes.ts';
 import settingsFeature from './settings/routes.ts';
+import { setupFeature } from './setup/routes.ts';
+import { statusFeature } from './status/routes.ts';
 import tasksFeature from './tasks/routes.ts';
 import tokensFeature from './tokens/routes.ts';
-import channelsFeature from './channels/routes.ts';
-import { logsFeature } from './logs/routes.ts';
-import { redemptionsFeature } from './redemptions/routes.ts';
 import { topupFeature } from './topup/routes.ts';
+import { adminUsersFeature } from './users/admin-routes.ts';
+import { selfFeature } from './users/self-routes.ts';
 
 /** A console feature: registers its /api routes. One line per feature in FEATURES below. */
 export type Feature = (app: FastifyInstance, ctx: AppContext) => Promise<void> | void;

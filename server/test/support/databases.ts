@@ -76,7 +76,11 @@ const mysql: TestDatabase = {
     await mysqlAdmin((c) => c.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4`));
     const u = new URL(MYSQL_URL);
     u.pathname = `/${name}`;
-    return { dsn: u.toString(), sqlitePath: '', drop: () => mysqlAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name}`)).then(() => {}) };
+    return {
+      dsn: u.toString(),
+      sqlitePath: '',
+      drop: () => mysqlAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name}`)).then(() => {}),
+    };
   },
 };
 
@@ -86,7 +90,8 @@ async function reachable(db: TestDatabase): Promise<boolean> {
     if (db.name === 'mysql') await mysqlAdmin((c) => c.query('SELECT 1'));
     return true;
   } catch (err) {
-    if (required) throw new Error(`${db.name} is required in CI but not reachable: ${(err as Error).message}`);
+    if (required)
+      throw new Error(`${db.name} is required in CI but not reachable: ${(err as Error).message}`);
     return false;
   }
 }

@@ -16,7 +16,9 @@ export interface TestServer {
  * A real gateway on 127.0.0.1 with a fresh database of the given engine (SQLite by default).
  * `env` overrides environment variables (same names as in production).
  */
-export async function startServer(opts: { db?: TestDatabase; env?: Record<string, string> } = {}): Promise<TestServer> {
+export async function startServer(
+  opts: { db?: TestDatabase; env?: Record<string, string> } = {},
+): Promise<TestServer> {
   const engine = opts.db ?? DATABASES[0];
   const made = await engine.create();
   const config: Config = loadConfig({

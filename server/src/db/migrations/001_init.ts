@@ -1,5 +1,5 @@
-import { type Kysely, sql } from 'kysely';
 import type { CreateTableBuilder } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { DialectName } from '../dialect.ts';
 
 /** Adds an auto-increment integer primary key that every engine understands. */
