@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
@@ -10,15 +11,27 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import type { AppContext } from './context.ts';
+import { friendlyClientError } from './infra/client-error.ts';
 import { ApiError, fail } from './infra/envelope.ts';
 import { globalApiRateLimit, globalWebRateLimit } from './infra/rate-limit.ts';
 import { newRequestId, REQUEST_ID_HEADER } from './infra/request-id.ts';
 import { FEATURES } from './modules/index.ts';
+import { createLane } from './relay/lane/lane.ts';
 import { RELAY_PREFIXES, registerRelay } from './relay/routes.ts';
 
 /** Builds the HTTP server: the console API under /api, the relay, and the built web app with SPA fallback. */
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  // The relay's main JSON endpoints bypass Fastify's request lifecycle (relay/lane); the rest goes to Fastify.
+  const lane = createLane(ctx);
   const app = Fastify({
+    serverFactory: (handler, opts) => {
+      const server = createServer((req, res) => {
+        if (!lane.take(req, res)) handler(req, res);
+      });
+      server.keepAliveTimeout = Number(opts.keepAliveTimeout ?? 72_000);
+      server.requestTimeout = Number(opts.requestTimeout ?? 0);
+      return server;
+    },
     loggerInstance: ctx.log as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => newRequestId(),
@@ -68,7 +81,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     { prefix: '/api' },
   );
 
-  await registerRelay(app, ctx);
+  await registerRelay(app, ctx, lane);
+  app.addHook('preClose', (done) => {
+    lane.close();
+    done();
+  });
 
   const dist = ctx.config.webDist;
   const hasWeb = existsSync(join(dist, 'index.html'));
@@ -102,19 +119,4 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     return reply.header('cache-control', 'no-cache').sendFile('index.html');
   });
   return app;
-}
-
-/** Fastify's own client errors (bad JSON, wrong content type, body too large) in plain words. */
-export function friendlyClientError(err: FastifyError): string {
-  switch (err.code) {
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return 'invalid JSON in request body';
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return 'request body is too large';
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return 'unsupported content type';
-    default:
-      return err.message;
-  }
 }

@@ -1,9 +1,9 @@
 import { ChannelStatus, isAdmin, TokenStatus, UserStatus } from '@modelgate/shared';
-import type { FastifyRequest } from 'fastify';
 import type { ChannelEntry } from './cache/channels.ts';
 import type { TokenEntry } from './cache/tokens.ts';
 import type { UserEntry } from './cache/users.ts';
 import { RelayError } from './errors.ts';
+import type { RelayRequest } from './exchange.ts';
 import type { RelayState } from './state.ts';
 
 /** Who is calling: the token (absent on the playground), its owner, the effective group, an admin's pinned channel. */
@@ -25,7 +25,7 @@ export interface KeySources {
   google?: boolean;
 }
 
-function rawKey(req: FastifyRequest, sources: KeySources): string {
+function rawKey(req: RelayRequest, sources: KeySources): string {
   const h = req.headers;
   if (sources.xApiKey && typeof h['x-api-key'] === 'string' && h['x-api-key']) return h['x-api-key'];
   if (sources.google) {
@@ -49,7 +49,7 @@ export function usableGroups(state: RelayState, user: UserEntry): Set<string> {
 /** Token authentication (reference §3): key, token status, expiry, quota, owner, admin channel pin, token group. */
 export async function authenticate(
   state: RelayState,
-  req: FastifyRequest,
+  req: RelayRequest,
   sources: KeySources = {},
 ): Promise<Caller> {
   let key = rawKey(req, sources);

@@ -1,3 +1,7 @@
+import type { FastifyBaseLogger, FastifyError } from 'fastify';
+import { friendlyClientError } from '../infra/client-error.ts';
+import { ApiError } from '../infra/envelope.ts';
+
 /**
  * Relay errors in OpenAI's shape: `{error:{message,type,param,code}}`.
  * `local` marks gateway-side refusals (bad input, auth, quota): never retried, never a reason to disable a channel.
@@ -20,6 +24,29 @@ export const badRequest = (message: string, code = 'invalid_request', param: str
 
 export interface OpenAIErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };
+}
+
+/** Any error thrown while relaying, as the status and OpenAI-shaped body the client gets (5xx logged). */
+export function relayFailure(
+  err: unknown,
+  requestId: string,
+  log: FastifyBaseLogger,
+): { status: number; body: OpenAIErrorBody } {
+  if (err instanceof RelayError) return { status: err.status, body: errorBody(err, requestId) };
+  if (err instanceof ApiError) {
+    const e = new RelayError(err.status, err.message, 'invalid_request_error', 'unauthorized');
+    return { status: err.status, body: errorBody(e, requestId) };
+  }
+  const status = (err as FastifyError).statusCode ?? 500;
+  if (status >= 500) {
+    log.error({ err }, 'relay error');
+    const e = new RelayError(500, 'internal error', 'new_api_error', 'internal_error');
+    return { status: 500, body: errorBody(e, requestId) };
+  }
+  const code =
+    status === 413 ? 'request_too_large' : status === 415 ? 'unsupported_media_type' : 'invalid_request';
+  const e = new RelayError(status, friendlyClientError(err as FastifyError), 'invalid_request_error', code);
+  return { status, body: errorBody(e, requestId) };
 }
 
 export function errorBody(err: RelayError, requestId: string): OpenAIErrorBody {

@@ -1,10 +1,11 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { FormData } from 'undici';
 import type { Caller } from './auth.ts';
 import { holdFor, priceFor } from './billing/charge.ts';
 import { countText } from './billing/tokenizer.ts';
 import type { ChannelEntry } from './cache/channels.ts';
+import { CallAbort } from './call-abort.ts';
 import { RelayError, upstreamError } from './errors.ts';
+import type { RelayReply, RelayRequest } from './exchange.ts';
 import { usageOf } from './formats/openai/answer-usage.ts';
 import { MODE_PATHS } from './formats/openai/request.ts';
 import type { Produced, RelayInput } from './input.ts';
@@ -25,8 +26,8 @@ const now = () => performance.now();
  */
 export async function runRelay(
   state: RelayState,
-  req: FastifyRequest,
-  reply: FastifyReply,
+  req: RelayRequest,
+  reply: RelayReply,
   caller: Caller,
   input: RelayInput,
 ): Promise<void> {
@@ -128,7 +129,7 @@ export async function runRelay(
   }
 }
 
-function buildCall(input: RelayInput, req: FastifyRequest, ch: ChannelEntry): UpstreamCall {
+function buildCall(input: RelayInput, req: RelayRequest, ch: ChannelEntry): UpstreamCall {
   const q = req.url.indexOf('?');
   return {
     mode: input.mode,
@@ -141,8 +142,8 @@ function buildCall(input: RelayInput, req: FastifyRequest, ch: ChannelEntry): Up
 
 async function attemptOn(
   state: RelayState,
-  req: FastifyRequest,
-  reply: FastifyReply,
+  req: RelayRequest,
+  reply: RelayReply,
   input: RelayInput,
   ch: ChannelEntry,
   startedAt: number,
@@ -184,7 +185,7 @@ async function attemptOn(
     body = form;
   }
 
-  const controller = new AbortController();
+  const controller = new CallAbort();
   const relayMs = state.ctx.config.relayTimeoutSec * 1000;
   const timer =
     relayMs > 0
@@ -196,7 +197,7 @@ async function attemptOn(
       headers,
       body,
       stream: call.stream,
-      signal: controller.signal,
+      signal: controller,
     });
     if (res.statusCode < 200 || res.statusCode >= 300) {
       const text = await res.body.text().catch(() => '');

@@ -1,14 +1,14 @@
 import { channelTypeInfo } from '@modelgate/shared';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type FormData, Response } from 'undici';
-import { friendlyClientError } from '../app.ts';
 import type { AppContext } from '../context.ts';
-import { ApiError } from '../infra/envelope.ts';
 import { requireUser } from '../modules/auth/guard.ts';
 import { authenticate, checkAllowedIp, usableGroups } from './auth.ts';
 import { billingSubscription, billingUsage } from './billing-emulation.ts';
-import { badRequest, errorBody, RelayError } from './errors.ts';
+import { badRequest, RelayError, relayFailure } from './errors.ts';
+import type { RelayReply, RelayRequest } from './exchange.ts';
 import { inspectJson, type Mode } from './formats/openai/request.ts';
+import type { Lane } from './lane/lane.ts';
 import { runRelay } from './pipeline.ts';
 import { relayState } from './state.ts';
 
@@ -18,39 +18,14 @@ export const RELAY_PREFIXES = ['/v1', '/v1beta', '/pg', '/mj', '/suno', '/dashbo
 const MODEL_CREATED = 1626777600;
 
 /** The relay's routes, in their own Fastify scope so errors keep OpenAI's shape while /api keeps the envelope. */
-export async function registerRelay(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function registerRelay(app: FastifyInstance, ctx: AppContext, lane: Lane): Promise<void> {
   const state = relayState(ctx);
   await state.channels.ready;
 
   await app.register(async (r) => {
-    r.setErrorHandler((err: FastifyError | RelayError, req, reply) => {
-      if (err instanceof RelayError) return reply.status(err.status).send(errorBody(err, req.id));
-      if (err instanceof ApiError)
-        return reply
-          .status(err.status)
-          .send(
-            errorBody(
-              new RelayError(err.status, err.message, 'invalid_request_error', 'unauthorized'),
-              req.id,
-            ),
-          );
-      const status = (err as FastifyError).statusCode ?? 500;
-      if (status >= 500) {
-        req.log.error({ err }, 'relay error');
-        return reply
-          .status(500)
-          .send(errorBody(new RelayError(500, 'internal error', 'new_api_error', 'internal_error'), req.id));
-      }
-      const code =
-        status === 413 ? 'request_too_large' : status === 415 ? 'unsupported_media_type' : 'invalid_request';
-      return reply
-        .status(status)
-        .send(
-          errorBody(
-            new RelayError(status, friendlyClientError(err as FastifyError), 'invalid_request_error', code),
-            req.id,
-          ),
-        );
+    r.setErrorHandler((err, req, reply) => {
+      const { status, body } = relayFailure(err, req.id, req.log);
+      return reply.status(status).send(body);
     });
 
     // Audio uploads: keep the raw bytes; the form is parsed only to read the model.
@@ -71,12 +46,12 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext): Prom
         .send();
     });
 
-    const json = (mode: Mode) => async (req: FastifyRequest, reply: FastifyReply) => {
+    const json = (mode: Mode) => async (req: RelayRequest & { params?: unknown }, reply: RelayReply) => {
       const caller = await authenticate(state, req);
       checkAllowedIp(caller.token, req.ip);
       const body = req.body as Record<string, unknown>;
-      const params = req.params as { model?: string };
-      if (params.model && body && typeof body === 'object' && !body.model) body.model = params.model;
+      const params = req.params as { model?: string } | undefined;
+      if (params?.model && body && typeof body === 'object' && !body.model) body.model = params.model;
       await runRelay(state, req, reply, caller, { mode, info: inspectJson(mode, body), json: body });
       return reply;
     };
@@ -115,16 +90,23 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext): Prom
       return reply;
     };
 
-    r.post('/v1/chat/completions', json('chat'));
-    r.post('/v1/completions', json('completions'));
-    r.post('/v1/embeddings', json('embeddings'));
+    const jsonRoutes: Array<[string, Mode]> = [
+      ['/v1/chat/completions', 'chat'],
+      ['/v1/completions', 'completions'],
+      ['/v1/embeddings', 'embeddings'],
+      ['/v1/moderations', 'moderations'],
+      ['/v1/images/generations', 'images'],
+      ['/v1/audio/speech', 'speech'],
+      ['/v1/rerank', 'rerank'],
+    ];
+    for (const [path, mode] of jsonRoutes) {
+      // The lane serves exact paths with a JSON body; Fastify keeps the route for every other form.
+      lane.route(path, json(mode));
+      r.post(path, json(mode));
+    }
     r.post('/v1/engines/:model/embeddings', json('embeddings'));
-    r.post('/v1/moderations', json('moderations'));
-    r.post('/v1/images/generations', json('images'));
-    r.post('/v1/audio/speech', json('speech'));
     r.post('/v1/audio/transcriptions', multipart('transcriptions'));
     r.post('/v1/audio/translations', multipart('translations'));
-    r.post('/v1/rerank', json('rerank'));
 
     const notImplemented = async () => {
       throw new RelayError(501, 'API not implemented', 'new_api_error', 'api_not_implemented');

@@ -1,17 +1,17 @@
 import { LogType } from '@modelgate/shared';
-import type { FastifyRequest } from 'fastify';
 import type { Hold } from '../ledger/balance.ts';
 import type { Caller } from './auth.ts';
 import { imageQuota, logContent } from './billing/charge.ts';
 import { type Price, textQuota } from './billing/quota.ts';
 import type { ChannelEntry } from './cache/channels.ts';
+import type { RelayRequest } from './exchange.ts';
 import type { Produced, RelayInput } from './input.ts';
 import type { RelayState } from './state.ts';
 
 /** Turns the hold into the charge, queues the counters and the usage log row, and checks the quota warning. */
 export function settle(
   state: RelayState,
-  req: FastifyRequest,
+  req: RelayRequest,
   caller: Caller,
   input: RelayInput,
   hold: Hold,

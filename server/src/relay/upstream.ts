@@ -1,5 +1,6 @@
-import { Agent, type Dispatcher, errors, type FormData, request } from 'undici';
+import { Agent, type Dispatcher, errors, type FormData } from 'undici';
 import type { AppContext } from '../context.ts';
+import type { CallAbort } from './call-abort.ts';
 import { RelayError } from './errors.ts';
 
 export interface UpstreamRequest {
@@ -8,7 +9,7 @@ export interface UpstreamRequest {
   body: string | Buffer | FormData;
   stream: boolean;
   /** Aborted when the client goes away or the total time runs out. */
-  signal: AbortSignal;
+  signal: CallAbort | AbortSignal;
 }
 
 /**
@@ -27,12 +28,16 @@ export function createUpstream(ctx: AppContext) {
     /** Sends one request; network failures and timeouts become retryable 502/504 relay errors. */
     async send(req: UpstreamRequest): Promise<Dispatcher.ResponseData> {
       try {
-        return await request(req.url, {
+        // The dispatcher directly, with the URL split by hand: undici's top-level request() parses it as a URL.
+        const cut = req.url.indexOf('/', req.url.indexOf('//') + 2);
+        return await agent.request({
+          origin: cut < 0 ? req.url : req.url.slice(0, cut),
+          path: cut < 0 ? '/' : req.url.slice(cut),
           method: 'POST',
           headers: req.headers,
           body: req.body as any,
-          dispatcher: agent,
-          signal: req.signal,
+          // undici duck-types the signal (see CallAbort); its typings only name AbortSignal and EventEmitter.
+          signal: req.signal as AbortSignal,
           headersTimeout: req.stream ? idleMs : relayMs,
           bodyTimeout: req.stream ? idleMs : relayMs,
         });

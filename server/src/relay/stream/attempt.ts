@@ -1,5 +1,6 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { countChatPrompt, countText } from '../billing/tokenizer.ts';
+import type { CallAbort } from '../call-abort.ts';
+import type { RelayReply, RelayRequest } from '../exchange.ts';
 import type { Produced, RelayInput } from '../input.ts';
 import type { UpstreamCall } from '../providers/types.ts';
 import type { RelayState } from '../state.ts';
@@ -8,13 +9,13 @@ import { finishStream, relayStream } from './relay-stream.ts';
 /** A streamed answer: forwarded as it arrives, then its usage (the upstream's, else counted here). */
 export async function streamAttempt(
   state: RelayState,
-  req: FastifyRequest,
-  reply: FastifyReply,
+  req: RelayRequest,
+  reply: RelayReply,
   input: RelayInput,
   outgoing: Record<string, unknown> | undefined,
   call: UpstreamCall,
   res: Awaited<ReturnType<RelayState['upstream']['send']>>,
-  controller: AbortController,
+  controller: CallAbort,
   startedAt: number,
 ): Promise<Produced> {
   const { ctx } = state;
