@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.ts';
 import { type Db, migrate, openDatabase } from './db/index.ts';
@@ -37,6 +37,8 @@ export async function createContext(config: Config, log?: Logger): Promise<AppCo
   let redis: Redis | undefined;
   let redisSub: Redis | undefined;
   if (config.redisConnString) {
+    // Loaded only when configured: an instance without Redis does not carry the client in memory.
+    const { Redis } = await import('ioredis');
     redis = new Redis(config.redisConnString, { maxRetriesPerRequest: 3, lazyConnect: true });
     redisSub = new Redis(config.redisConnString, { lazyConnect: true });
     await redis.connect();

@@ -1,4 +1,3 @@
-import nodemailer from 'nodemailer';
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../infra/envelope.ts';
 
@@ -22,7 +21,9 @@ export async function sendMail(ctx: AppContext, to: string, subject: string, htm
   const o = ctx.options;
   const port = o.int('SMTPPort') || 587;
   const account = o.get('SMTPAccount').trim();
-  const transport = nodemailer.createTransport({
+  // Loaded on first use: most gateways never send mail, and the module is large.
+  const { createTransport } = await import('nodemailer');
+  const transport = createTransport({
     host: o.get('SMTPServer').trim(),
     port,
     secure: port === 465 || o.bool('SMTPSSLEnabled'),
