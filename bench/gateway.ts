@@ -1,4 +1,5 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../server/src/app.ts';
@@ -16,7 +17,7 @@ const config = loadConfig({
   SQLITE_PATH: join(dir, 'bench.db'),
   SESSION_SECRET: 'bench-secret',
   LOG_LEVEL: 'silent',
-  BATCH_UPDATE_INTERVAL: '1',
+  BATCH_UPDATE_INTERVAL: process.env.BENCH_BATCH ?? '1',
 });
 const ctx = await createContext(config);
 const now = Math.floor(Date.now() / 1000);
@@ -109,13 +110,29 @@ process.send?.({
   key: `sk-${key}`,
   idleRssMb: process.memoryUsage().rss / 1048576,
 });
+const session = new Session();
 process.on('message', async (msg: { cmd: string }) => {
+  // Run with --expose-gc by the benchmark, for its closing heap figure.
+  if (msg.cmd === 'gc') (globalThis as { gc?: () => void }).gc?.();
+  if (msg.cmd === 'profile-start') {
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 50 });
+    await session.post('Profiler.start');
+    process.send?.({});
+  }
+  if (msg.cmd === 'profile-stop') {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(`${process.env.BENCH_PROFILE}/gateway.cpuprofile`, JSON.stringify(profile));
+    process.send?.({});
+  }
   if (msg.cmd === 'stats') {
     const cpu = process.cpuUsage();
     process.send?.({
       cpuUs: cpu.user + cpu.system,
       maxRssKb: process.resourceUsage().maxRSS,
-      rss: process.memoryUsage().rss,
+      heapUsedMb: process.memoryUsage().heapUsed / 1048576,
+      mem: process.memoryUsage(),
     });
   }
   if (msg.cmd === 'logs') {
