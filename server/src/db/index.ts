@@ -19,6 +19,8 @@ export type { Database } from './schema.ts';
 export interface Db {
   db: Kysely<Database>;
   dialect: DialectName;
+  /** The better-sqlite3 handle under `db` on SQLite, for the few writes that reuse prepared statements. */
+  sqlite?: import('better-sqlite3').Database;
   close(): Promise<void>;
 }
 
@@ -39,7 +41,7 @@ export async function openDatabase(dsn: string, sqlitePath: string): Promise<Db>
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-    return { db, dialect, close: () => db.destroy() };
+    return { db, dialect, sqlite, close: () => db.destroy() };
   }
   if (dialect === 'postgres') {
     const pg = await import('pg');

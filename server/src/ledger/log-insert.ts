@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import type { Database, DialectName } from '../db/index.ts';
+import type { Database, Db, DialectName } from '../db/index.ts';
 import type { LogsTable } from '../db/schema.ts';
 
 /** One usage log row as the relay writes it (every column but the id). */
@@ -45,15 +45,43 @@ function statement(dialect: DialectName, n: number): string {
 }
 
 /**
- * Inserts usage log rows in statements of up to 200 rows. The SQL text is built once per size and reused:
- * the writer inserts thousands of rows a second under load, and compiling each batch through the query
- * builder cost more than executing it.
+ * Inserts usage log rows. On SQLite, one prepared single-row statement kept per database and run per row:
+ * better-sqlite3 is synchronous and in-process, so preparing a statement (what every query through the
+ * builder does) costs more than running it. Elsewhere, statements of up to 200 rows whose SQL text is built
+ * once per size. `trx` is the transaction to write in (on SQLite the one connection is already inside it).
  */
-export async function insertLogs(db: Kysely<Database>, dialect: DialectName, rows: LogRow[]): Promise<void> {
+export async function insertLogs(target: Db, trx: Kysely<Database>, rows: LogRow[]): Promise<void> {
+  const sqlite = target.sqlite;
+  if (sqlite) {
+    const insert = sqliteInsert(sqlite);
+    const params: unknown[] = new Array(COLUMNS.length);
+    const write = () => {
+      for (const r of rows) {
+        for (let i = 0; i < COLUMNS.length; i++) params[i] = r[COLUMNS[i]];
+        insert.run(params);
+      }
+    };
+    // Inside the writer's transaction when the logs share the main database; else one of its own.
+    if (sqlite.inTransaction) write();
+    else sqlite.transaction(write)();
+    return;
+  }
   for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
     const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
     const params: unknown[] = [];
     for (const r of chunk) for (const c of COLUMNS) params.push(r[c]);
-    await db.executeQuery(CompiledQuery.raw(statement(dialect, chunk.length), params));
+    await trx.executeQuery(CompiledQuery.raw(statement(target.dialect, chunk.length), params));
   }
+}
+
+type SqliteDb = NonNullable<Db['sqlite']>;
+const prepared = new WeakMap<SqliteDb, ReturnType<SqliteDb['prepare']>>();
+
+function sqliteInsert(sqlite: SqliteDb) {
+  let stmt = prepared.get(sqlite);
+  if (!stmt) {
+    stmt = sqlite.prepare(statement('sqlite', 1));
+    prepared.set(sqlite, stmt);
+  }
+  return stmt;
 }

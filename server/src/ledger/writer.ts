@@ -151,8 +151,8 @@ export class LedgerWriter {
           .where('id', '=', id)
           .execute();
       }
-      if (sameDb) await insertLogs(trx, this.ctx.db.dialect, logs);
+      if (sameDb) await insertLogs(this.ctx.db, trx, logs);
     });
-    if (!sameDb) await insertLogs(this.ctx.logDb.db, this.ctx.logDb.dialect, logs);
+    if (!sameDb) await insertLogs(this.ctx.logDb, this.ctx.logDb.db, logs);
   }
 }
