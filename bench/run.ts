@@ -2,7 +2,7 @@ import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { Pool } from 'undici';
 // @ts-expect-error: a plain ES module script without type declarations
-import { buildServer, SERVER_NODE_FLAGS } from '../scripts/build-server.mjs';
+import { buildServer, SERVER_ENV, SERVER_NODE_FLAGS } from '../scripts/server-runtime.mjs';
 
 /**
  * Relay benchmark (`npm run bench`): a fast local upstream, then the same load sent directly to it and
@@ -14,7 +14,7 @@ import { buildServer, SERVER_NODE_FLAGS } from '../scripts/build-server.mjs';
 const CONNECTIONS = [1, 16, 64];
 const MAX_REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
 const MAX_SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
-// Enough requests before each measured run for V8 to have optimised the hot path: the figures are steady-state.
+// Requests before each measured run, to reach the connection count's steady state.
 const WARMUP = 2000;
 
 // The gateway runs as `npm start` runs it: bundled by esbuild, plain node, the server's node flags. The mock
@@ -39,7 +39,7 @@ function start(name: string, env: Record<string, string> = {}): Promise<{ child:
   const child = fork(built.get(name) as string, [], {
     // --expose-gc only so the report can show the heap after a full collection, at the very end.
     execArgv: name === 'gateway' ? [...SERVER_NODE_FLAGS, '--expose-gc'] : [],
-    env: { ...process.env, ...env },
+    env: { ...(name === 'gateway' ? SERVER_ENV : {}), ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   return new Promise((resolve, reject) => {
@@ -122,6 +122,11 @@ const gw = await start('gateway', { BENCH_UPSTREAM: upstream });
 const gateway = `http://127.0.0.1:${gw.msg.port}`;
 const key: string = gw.msg.key;
 
+// One long warm-up through the gateway before any row, plain and streamed, so every row measures the steady
+// state (V8's optimising compiler runs on background threads whose CPU time the process is charged for).
+await load(gateway, key, false, 16, 10 * MAX_REQUESTS);
+await load(gateway, key, true, 16, 5 * MAX_REQUESTS);
+
 const rows: string[][] = [];
 // BENCH_PROFILE=<dir>: a CPU profile of the gateway over the measured runs (after start-up and warm-up).
 const profiling = !!process.env.BENCH_PROFILE;
@@ -163,26 +168,34 @@ for (const stream of [false, true]) {
     ]);
   }
 }
-// Calibration: a bare Fastify + undici proxy on the same machine. Plain chat at 1 connection, in rounds that
-// alternate between it and the gateway so both see the same background load.
+// Calibration: a bare node:http + undici proxy on the same machine. Plain chat at 1 and 16 connections, in
+// rounds that alternate between it and the gateway so both see the same background load.
 const base = await start('baseline-proxy', { BENCH_UPSTREAM: upstream });
 const baseOrigin = `http://127.0.0.1:${base.msg.port}`;
 // The gateway is warm from the runs above; give the baseline as many requests before measuring it.
 await load(baseOrigin, key, false, 1, MAX_REQUESTS);
-const cpu = { gateway: 0, base: 0, gatewayN: 0, baseN: 0 };
-for (let round = 0; round < 10; round++) {
-  const g0 = await ask<{ cpuUs: number }>(gw.child, 'stats');
-  cpu.gatewayN += (await load(gateway, key, false, 1, 200)).requests;
-  const g1 = await ask<{ cpuUs: number }>(gw.child, 'stats');
-  const b0 = await ask<{ cpuUs: number }>(base.child, 'stats');
-  cpu.baseN += (await load(baseOrigin, key, false, 1, 200)).requests;
-  const b1 = await ask<{ cpuUs: number }>(base.child, 'stats');
-  cpu.gateway += g1.cpuUs - g0.cpuUs;
-  cpu.base += b1.cpuUs - b0.cpuUs;
+await load(baseOrigin, key, false, 16, MAX_REQUESTS);
+const cpuOf = async (child: ChildProcess, origin: string, c: number) => {
+  const before = await ask<{ cpuUs: number }>(child, 'stats');
+  const n = (await load(origin, key, false, c, 200 * c)).requests;
+  const after = await ask<{ cpuUs: number }>(child, 'stats');
+  return { us: after.cpuUs - before.cpuUs, n };
+};
+const calibration = [1, 16].map((c) => ({ c, gateway: { us: 0, n: 0 }, base: { us: 0, n: 0 } }));
+for (let round = 0; round < 6; round++) {
+  for (const cal of calibration) {
+    for (const [who, child, origin] of [
+      ['gateway', gw.child, gateway],
+      ['base', base.child, baseOrigin],
+    ] as const) {
+      const r = await cpuOf(child, origin, cal.c);
+      cal[who].us += r.us;
+      cal[who].n += r.n;
+    }
+  }
 }
 base.child.kill();
-const gwCpu = cpu.gateway / Math.max(1, cpu.gatewayN);
-const baseCpu = cpu.base / Math.max(1, cpu.baseN);
+const perReq = (x: { us: number; n: number }) => x.us / Math.max(1, x.n);
 if (profiling) await ask(gw.child, 'profile-stop');
 const stats = await ask<{ maxRssKb: number }>(gw.child, 'stats');
 gw.child.send({ cmd: 'gc' });
@@ -212,9 +225,13 @@ console.log(line(header));
 for (const r of rows) console.log(line(r));
 const peakMb = stats.maxRssKb / 1024;
 console.log('');
-console.log(
-  `calibration (alternating rounds, plain, 1 connection): gateway ${gwCpu.toFixed(0)} us CPU/request, bare Fastify + undici proxy ${baseCpu.toFixed(0)} us, so the relay's own work is about ${(gwCpu - baseCpu).toFixed(0)} us`,
-);
+for (const cal of calibration) {
+  const g = perReq(cal.gateway);
+  const b = perReq(cal.base);
+  console.log(
+    `calibration (alternating rounds, plain, ${cal.c} connection${cal.c > 1 ? 's' : ''}): gateway ${g.toFixed(0)} us CPU/request, bare node:http + undici proxy ${b.toFixed(0)} us, so the relay's own work is about ${(g - b).toFixed(0)} us`,
+  );
+}
 console.log(
   `gateway RSS: ${gw.msg.idleRssMb.toFixed(1)} MB after start, ${peakMb.toFixed(1)} MB peak; heap in use after a full GC ${afterGc.heapUsedMb.toFixed(1)} MB; usage log rows written: ${logs.logs}`,
 );

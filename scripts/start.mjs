@@ -3,7 +3,7 @@
 // console on one port.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { buildServer, SERVER_NODE_FLAGS } from './build-server.mjs';
+import { buildServer, SERVER_ENV, SERVER_NODE_FLAGS } from './server-runtime.mjs';
 
 if (!existsSync('web/dist/index.html')) {
   console.log('Building the web console (first start)…');
@@ -13,6 +13,7 @@ if (!existsSync('web/dist/index.html')) {
 const main = await buildServer();
 const server = spawn(process.execPath, [...SERVER_NODE_FLAGS, '--enable-source-maps', main], {
   stdio: 'inherit',
+  env: { ...SERVER_ENV, ...process.env },
 });
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => server.kill(sig));
 server.on('exit', (code) => process.exit(code ?? 0));

@@ -52,6 +52,22 @@ function textOf(v: unknown): string {
   return '';
 }
 
+/** UTF-8 size of what textOf would return, without building the string (chat prompts are only estimated). */
+function textBytes(v: unknown): number {
+  if (typeof v === 'string') return Buffer.byteLength(v);
+  if (Array.isArray(v)) {
+    let n = v.length > 1 ? v.length - 1 : 0;
+    for (const item of v) n += textBytes(item);
+    return n;
+  }
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    if (typeof o.text === 'string') return Buffer.byteLength(o.text);
+    if (o.content !== undefined) return textBytes(o.content);
+  }
+  return 0;
+}
+
 const estimate = (text: string) => Math.ceil(Buffer.byteLength(text) / 3);
 
 function intField(body: Record<string, unknown>, name: string): number {
@@ -91,9 +107,9 @@ export function inspectJson(mode: Mode, body: unknown): Inspected {
       if (!Array.isArray(b.messages) || b.messages.length === 0)
         throw badRequest('messages is required and must be a non-empty array', 'invalid_value', 'messages');
       const maxTokens = Math.max(intField(b, 'max_tokens'), intField(b, 'max_completion_tokens'));
-      let text = textOf(b.messages);
-      if (Array.isArray(b.tools)) text += JSON.stringify(b.tools);
-      return { ...base, model, maxTokens, promptEstimate: estimate(text) + 3 * b.messages.length + 3 };
+      let bytes = textBytes(b.messages);
+      if (Array.isArray(b.tools)) bytes += Buffer.byteLength(JSON.stringify(b.tools));
+      return { ...base, model, maxTokens, promptEstimate: Math.ceil(bytes / 3) + 3 * b.messages.length + 3 };
     }
     case 'completions': {
       const model = requireModel(b);
