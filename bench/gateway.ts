@@ -17,7 +17,7 @@ const config = loadConfig({
   SQLITE_PATH: join(dir, 'bench.db'),
   SESSION_SECRET: 'bench-secret',
   LOG_LEVEL: 'silent',
-  BATCH_UPDATE_INTERVAL: process.env.BENCH_BATCH ?? '1',
+  BATCH_UPDATE_INTERVAL: '1',
 });
 const ctx = await createContext(config);
 const now = Math.floor(Date.now() / 1000);
@@ -132,7 +132,6 @@ process.on('message', async (msg: { cmd: string }) => {
       cpuUs: cpu.user + cpu.system,
       maxRssKb: process.resourceUsage().maxRSS,
       heapUsedMb: process.memoryUsage().heapUsed / 1048576,
-      mem: process.memoryUsage(),
     });
   }
   if (msg.cmd === 'logs') {
