@@ -1,0 +1,116 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConsoleClient } from './support/console-client.ts';
+import { type MockUpstream, startMockUpstream } from './support/mock-upstream.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+
+/**
+ * `npm start` as an operator runs it: the server bundled by esbuild and run with plain node and the production
+ * flags (every other test runs the TypeScript through a loader). Set up through the console API, then the
+ * official client through the relay's fast lane, plain and streamed; the console page; a clean SIGTERM.
+ */
+describe('production start (npm start)', () => {
+  let proc: ChildProcess;
+  let url: string;
+  let mock: MockUpstream;
+  let output = '';
+
+  beforeAll(async () => {
+    mock = await startMockUpstream();
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    proc = spawn(process.execPath, ['scripts/start.mjs'], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        SQLITE_PATH: join(mkdtempSync(join(tmpdir(), 'gw-start-')), 'gateway.db'),
+        SESSION_SECRET: 'production-start-test',
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    proc.stdout?.on('data', (d) => (output += d));
+    proc.stderr?.on('data', (d) => (output += d));
+    for (let i = 0; i < 120; i++) {
+      const up = await fetch(`${url}/api/status`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (up) return;
+      if (proc.exitCode !== null) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error(`the server did not start:\n${output}`);
+  }, 60_000);
+  afterAll(async () => {
+    if (proc && proc.exitCode === null) proc.kill('SIGKILL');
+    await mock?.close();
+  });
+
+  it('serves the console and relays through the bundled server', async () => {
+    const status = (await (await fetch(`${url}/api/status`)).json()) as { data: { version: string } };
+    expect(status.data.version).toMatch(/^v\d+\.\d+\.\d+/);
+    const page = await (await fetch(`${url}/setup`)).text();
+    expect(page).toContain('<div id="root">');
+
+    const admin = new ConsoleClient(url);
+    const setup = await admin.post('/api/setup', {
+      username: 'root',
+      password: 'root-pass-1',
+      confirmPassword: 'root-pass-1',
+      SelfUseModeEnabled: false,
+      DemoSiteEnabled: false,
+    });
+    expect(setup.success, setup.message).toBe(true);
+    expect((await admin.login('root', 'root-pass-1')).success).toBe(true);
+    const model = 'gpt-4.1-nano-2025-04-14';
+    const channel = await admin.post('/api/channel/', {
+      type: 1,
+      name: 'recorded',
+      key: 'sk-good',
+      base_url: mock.url,
+      models: model,
+      group: 'default',
+    });
+    expect(channel.success, channel.message).toBe(true);
+    const token = await admin.post('/api/token/', {
+      name: 'ci',
+      remain_quota: 0,
+      expired_time: -1,
+      unlimited_quota: true,
+    });
+    expect(token.success, token.message).toBe(true);
+
+    const client = new OpenAI({ apiKey: `sk-${token.data[0].key}`, baseURL: `${url}/v1`, maxRetries: 0 });
+    const messages = [{ role: 'user' as const, content: 'Invent a new holiday.' }];
+    const plain = await client.chat.completions.create({ model, messages });
+    expect(plain.choices[0].message.content).toContain('Galaxy Day');
+    let streamed = '';
+    for await (const chunk of await client.chat.completions.create({ model, messages, stream: true }))
+      streamed += chunk.choices[0]?.delta?.content ?? '';
+    expect(streamed.length).toBeGreaterThan(20);
+  });
+
+  it('stops cleanly on SIGTERM', async () => {
+    const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+    proc.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }, 20_000);
+});
