@@ -10,6 +10,7 @@ import type { RelayReply, RelayRequest } from './exchange.ts';
 import { inspectJson, type Mode } from './formats/openai/request.ts';
 import type { Lane } from './lane/lane.ts';
 import { runRelay } from './pipeline.ts';
+import { decodeRequestBody } from './request-decoding.ts';
 import { relayState } from './state.ts';
 
 /** Paths the relay owns: an unknown path under them gets an OpenAI-style 404, never the web page. */
@@ -26,6 +27,12 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext, lane:
     r.setErrorHandler((err, req, reply) => {
       const { status, body } = relayFailure(err, req.id, req.log);
       return reply.status(status).send(body);
+    });
+
+    r.addHook('preParsing', (req, _reply, payload, done) => {
+      const decoded = decodeRequestBody(req.headers['content-encoding'], payload);
+      if (decoded instanceof RelayError) return done(decoded);
+      done(null, decoded);
     });
 
     // Audio uploads: keep the raw bytes; the form is parsed only to read the model.

@@ -51,8 +51,8 @@ class LaneRequest implements RelayRequest {
  * The relay's fast lane. A JSON POST to one of the relay's main endpoints is served straight from node:http,
  * without Fastify's per-request lifecycle (router, hooks, child logger, body parser, reply serialiser), which
  * cost more CPU than the relay's own work. Same handler, headers, limits and error bodies as the Fastify
- * route; every other request (other paths, methods or content types, and any request while closing) is
- * left to Fastify.
+ * route; every other request (other paths, methods or content types, compressed bodies, and any request while
+ * closing) is left to Fastify.
  */
 export function createLane(ctx: AppContext) {
   const routes = new Map<string, LaneHandler>();
@@ -97,7 +97,9 @@ export function createLane(ctx: AppContext) {
       const url = raw.url ?? '';
       const q = url.indexOf('?');
       const handler = routes.get(q < 0 ? url : url.slice(0, q));
-      if (!handler || !isJsonType(raw.headers['content-type'])) return false;
+      // Compressed bodies are rare: Fastify's route decodes them (relay/request-decoding.ts).
+      if (!handler || !isJsonType(raw.headers['content-type']) || raw.headers['content-encoding'])
+        return false;
       void serve(handler, raw, res);
       return true;
     },
