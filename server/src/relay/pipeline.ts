@@ -205,7 +205,7 @@ async function attemptOn(
     }
     const secrets = [ch.key, ch.baseUrl];
     if (call.stream)
-      return await streamAttempt(state, req, reply, input, outgoing, call, res, controller, startedAt);
+      return await streamAttempt(state, req, reply, input, outgoing, call, res, controller, startedAt, ch);
     if (input.mode === 'speech') {
       // Binary passthrough: the audio streams to the client as it arrives.
       reply

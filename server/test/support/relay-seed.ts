@@ -116,6 +116,7 @@ export async function seedChannel(
     paramOverride?: Record<string, unknown>;
     autoBan?: boolean;
     other?: string;
+    setting?: Record<string, unknown>;
   },
 ) {
   const name = o.name ?? `ch-${randomBytes(3).toString('hex')}`;
@@ -145,7 +146,7 @@ export async function seedChannel(
       auto_ban: o.autoBan === false ? 0 : 1,
       other_info: '{}',
       tag: '',
-      setting: '{}',
+      setting: JSON.stringify(o.setting ?? {}),
       param_override: o.paramOverride ? JSON.stringify(o.paramOverride) : '',
       max_input_tokens: 0,
     })

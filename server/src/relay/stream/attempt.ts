@@ -1,10 +1,12 @@
 import { countChatPrompt, countText } from '../billing/tokenizer.ts';
+import type { ChannelEntry } from '../cache/channels.ts';
 import type { CallAbort } from '../call-abort.ts';
 import type { RelayReply, RelayRequest } from '../exchange.ts';
 import type { Produced, RelayInput } from '../input.ts';
 import type { UpstreamCall } from '../providers/types.ts';
 import type { RelayState } from '../state.ts';
 import { finishStream, relayStream } from './relay-stream.ts';
+import { thinkingToContent } from './thinking-to-content.ts';
 
 /** A streamed answer: forwarded as it arrives, then its usage (the upstream's, else counted here). */
 export async function streamAttempt(
@@ -17,6 +19,7 @@ export async function streamAttempt(
   res: Awaited<ReturnType<RelayState['upstream']['send']>>,
   controller: CallAbort,
   startedAt: number,
+  ch: ChannelEntry,
 ): Promise<Produced> {
   const { ctx } = state;
   const headers: Record<string, string> = {};
@@ -31,6 +34,7 @@ export async function streamAttempt(
       pingSeconds: pingOn ? Math.max(1, ctx.options.int('general_setting.ping_interval_seconds')) : 0,
       abort: () => controller.abort(),
       onStart: () => reply.hijack(),
+      rewrite: ch.setting.thinking_to_content === true ? thinkingToContent() : undefined,
     },
     startedAt,
   );

@@ -18,6 +18,8 @@ export interface StreamOptions {
   abort: () => void;
   /** Called once, just before the first byte goes to the client (the framework lets go of the reply). */
   onStart: () => void;
+  /** Rewrites each parsed chunk before it is sent (channel settings); absent = events forwarded as received. */
+  rewrite?: (chunk: any) => any[];
 }
 
 export interface StreamOutcome {
@@ -145,7 +147,8 @@ export async function relayStream(o: StreamOptions, startedAt: number): Promise<
         out.usage = usage;
         if (!o.wantsUsage && Array.isArray(chunk.choices) && chunk.choices.length === 0) continue;
       }
-      buf += `data: ${p}\n\n`;
+      if (o.rewrite) for (const c of o.rewrite(chunk)) buf += `data: ${JSON.stringify(c)}\n\n`;
+      else buf += `data: ${p}\n\n`;
     }
     return buf;
   };
