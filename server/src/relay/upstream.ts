@@ -2,6 +2,7 @@ import { Agent, type Dispatcher, errors, type FormData } from 'undici';
 import type { AppContext } from '../context.ts';
 import type { CallAbort } from './call-abort.ts';
 import { RelayError } from './errors.ts';
+import { createProxyDispatchers } from './upstream-proxy.ts';
 
 export interface UpstreamRequest {
   url: string;
@@ -10,16 +11,19 @@ export interface UpstreamRequest {
   stream: boolean;
   /** Aborted when the client goes away or the total time runs out. */
   signal: CallAbort | AbortSignal;
+  /** The channel's `setting.proxy` (http, https or socks5 URL); empty = direct. */
+  proxy?: string;
 }
 
 /**
- * Upstream HTTP: one pooled keep-alive agent for every provider. Timeouts: STREAMING_TIMEOUT is the longest a
+ * Upstream HTTP: one pooled keep-alive agent for every provider, or the channel's proxy. Timeouts: STREAMING_TIMEOUT is the longest a
  * stream may stay silent (before the headers and between chunks); RELAY_TIMEOUT bounds the whole call and is
  * enforced by the caller's signal.
  */
 export function createUpstream(ctx: AppContext) {
   const agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 512 });
-  ctx.onClose(() => agent.close());
+  const proxies = createProxyDispatchers();
+  ctx.onClose(() => Promise.all([agent.close(), proxies.close()]).then(() => undefined));
   const relayMs = ctx.config.relayTimeoutSec * 1000;
   const idleMs = ctx.config.streamingTimeoutSec * 1000;
 
@@ -27,10 +31,25 @@ export function createUpstream(ctx: AppContext) {
     agent,
     /** Sends one request; network failures and timeouts become retryable 502/504 relay errors. */
     async send(req: UpstreamRequest): Promise<Dispatcher.ResponseData> {
+      let dispatcher: Dispatcher = agent;
+      if (req.proxy) {
+        try {
+          dispatcher = proxies.get(req.proxy);
+        } catch {
+          throw new RelayError(
+            502,
+            "the channel's proxy setting is not a valid http, https or socks5 URL",
+            'upstream_error',
+            'channel_proxy_invalid',
+            null,
+            false,
+          );
+        }
+      }
       try {
         // The dispatcher directly, with the URL split by hand: undici's top-level request() parses it as a URL.
         const cut = req.url.indexOf('/', req.url.indexOf('//') + 2);
-        return await agent.request({
+        return await dispatcher.request({
           origin: cut < 0 ? req.url : req.url.slice(0, cut),
           path: cut < 0 ? '/' : req.url.slice(cut),
           method: 'POST',

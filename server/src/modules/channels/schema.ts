@@ -1,5 +1,6 @@
 import { channelTypeInfo } from '@modelgate/shared';
 import { z } from 'zod';
+import { isProxyUrl } from '../../relay/upstream-proxy.ts';
 
 /** Booleans from the console (true/false) or scripts (0/1) become 0/1. */
 const flag01 = z
@@ -76,7 +77,10 @@ const fields = {
   groups: nameList('groups', 64),
   model_mapping: jsonObjectText('model_mapping'),
   status_code_mapping: jsonObjectText('status_code_mapping'),
-  setting: jsonObjectText('setting'),
+  setting: jsonObjectText('setting').refine((text) => {
+    const proxy = text ? JSON.parse(text).proxy : undefined;
+    return proxy === undefined || proxy === '' || (typeof proxy === 'string' && isProxyUrl(proxy.trim()));
+  }, 'setting.proxy must be an http://, https:// or socks5:// URL'),
   param_override: jsonObjectText('param_override'),
   priority,
   weight,
