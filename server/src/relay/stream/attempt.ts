@@ -5,8 +5,8 @@ import type { RelayReply, RelayRequest } from '../exchange.ts';
 import type { Produced, RelayInput } from '../input.ts';
 import type { UpstreamCall } from '../providers/types.ts';
 import type { RelayState } from '../state.ts';
+import { chunkRewrite } from './chunk-rewrite.ts';
 import { finishStream, relayStream } from './relay-stream.ts';
-import { thinkingToContent } from './thinking-to-content.ts';
 
 /** A streamed answer: forwarded as it arrives, then its usage (the upstream's, else counted here). */
 export async function streamAttempt(
@@ -34,7 +34,7 @@ export async function streamAttempt(
       pingSeconds: pingOn ? Math.max(1, ctx.options.int('general_setting.ping_interval_seconds')) : 0,
       abort: () => controller.abort(),
       onStart: () => reply.hijack(),
-      rewrite: ch.setting.thinking_to_content === true ? thinkingToContent() : undefined,
+      rewrite: chunkRewrite(ch),
     },
     startedAt,
   );
