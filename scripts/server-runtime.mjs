@@ -10,9 +10,9 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 /**
  * Node's flags for the server process. A young generation of 4 MB semi-spaces and an old generation allowed
- * to grow to one and a half times its live size (V8 allows up to four) keep the peak memory under load near the live
- * set: the relay's garbage is short-lived, and measured CPU per request did not change (README, Relay
- * performance).
+ * to grow to one and a half times its live size (V8 allows up to four) keep the peak memory under load near
+ * the live set: the relay's garbage is short-lived, and CPU per request did not change measurably (README,
+ * Relay performance).
  */
 export const SERVER_NODE_FLAGS = ['--max-semi-space-size=4', '--heap-growing-percent=50'];
 
