@@ -1,7 +1,6 @@
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { Pool } from 'undici';
-// @ts-expect-error: a plain ES module script without type declarations
 import { buildServer, SERVER_ENV, SERVER_NODE_FLAGS } from '../scripts/server-runtime.mjs';
 
 /**

@@ -7,7 +7,6 @@ import { MODE_PATHS } from './formats/openai/request.ts';
 import { adapterFor } from './providers/index.ts';
 import type { UpstreamCall } from './providers/types.ts';
 import { relayState } from './state.ts';
-import { proxyOf } from './upstream-proxy.ts';
 
 export interface ChannelTestResult {
   success: boolean;
@@ -87,7 +86,7 @@ export async function testChannel(
       body: JSON.stringify(body),
       stream: false,
       signal: AbortSignal.timeout(timeout),
-      proxy: proxyOf(ch),
+      proxy: ch.proxy,
     });
     const text = await res.body.text();
     if (res.statusCode < 200 || res.statusCode >= 300)

@@ -16,6 +16,12 @@ export interface RelayRequest {
   readonly raw: IncomingMessage;
 }
 
+/** The relay's CORS headers (any origin, with credentials), set on every relay reply by both paths. */
+export function setRelayCors(reply: Pick<RelayReply, 'header'>, origin: string | undefined): void {
+  reply.header('access-control-allow-origin', origin ?? '*');
+  reply.header('access-control-allow-credentials', 'true');
+}
+
 /** The parts of a reply the relay uses: Fastify's reply, or the fast lane's. */
 export interface RelayReply {
   readonly raw: ServerResponse;

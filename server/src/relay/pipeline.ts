@@ -15,7 +15,6 @@ import { autoDisable, mapStatus, pickChannel, shouldDisable, shouldRetry } from 
 import { settle } from './settle.ts';
 import type { RelayState } from './state.ts';
 import { streamAttempt } from './stream/attempt.ts';
-import { proxyOf } from './upstream-proxy.ts';
 
 export type { RelayInput } from './input.ts';
 
@@ -199,7 +198,7 @@ async function attemptOn(
       body,
       stream: call.stream,
       signal: controller,
-      proxy: proxyOf(ch),
+      proxy: ch.proxy,
     });
     if (res.statusCode < 200 || res.statusCode >= 300) {
       const text = await res.body.text().catch(() => '');

@@ -6,7 +6,7 @@ import { requireUser } from '../modules/auth/guard.ts';
 import { authenticate, checkAllowedIp, usableGroups } from './auth.ts';
 import { billingSubscription, billingUsage } from './billing-emulation.ts';
 import { badRequest, RelayError, relayFailure } from './errors.ts';
-import type { RelayReply, RelayRequest } from './exchange.ts';
+import { type RelayReply, type RelayRequest, setRelayCors } from './exchange.ts';
 import { inspectJson, type Mode } from './formats/openai/request.ts';
 import type { Lane } from './lane/lane.ts';
 import { runRelay } from './pipeline.ts';
@@ -41,8 +41,7 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext, lane:
     );
 
     r.addHook('onRequest', (req, reply, done) => {
-      reply.header('access-control-allow-origin', req.headers.origin ?? '*');
-      reply.header('access-control-allow-credentials', 'true');
+      setRelayCors(reply, req.headers.origin);
       done();
     });
     r.options('/v1/*', async (req, reply) => {
@@ -108,8 +107,9 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext, lane:
     ];
     for (const [path, mode] of jsonRoutes) {
       // The lane serves exact paths with a JSON body; Fastify keeps the route for every other form.
-      lane.route(path, json(mode));
-      r.post(path, json(mode));
+      const handler = json(mode);
+      lane.route(path, handler);
+      r.post(path, handler);
     }
     r.post('/v1/engines/:model/embeddings', json('embeddings'));
     r.post('/v1/audio/transcriptions', multipart('transcriptions'));

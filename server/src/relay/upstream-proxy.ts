@@ -1,5 +1,4 @@
 import { type Dispatcher, ProxyAgent, Socks5ProxyAgent } from 'undici';
-import type { ChannelEntry } from './cache/channels.ts';
 
 const SCHEMES = new Set(['http:', 'https:', 'socks5:', 'socks5h:', 'socks:']);
 
@@ -12,10 +11,6 @@ export function isProxyUrl(text: string): boolean {
     return false;
   }
 }
-
-/** The proxy a channel's setting names (`setting.proxy`), empty for a direct connection. */
-export const proxyOf = (ch: ChannelEntry): string =>
-  typeof ch.setting.proxy === 'string' ? ch.setting.proxy.trim() : '';
 
 /**
  * Dispatchers for channels whose setting names a `proxy`: one per proxy URL, created on first use and kept,

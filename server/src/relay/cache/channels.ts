@@ -22,6 +22,8 @@ export interface ChannelEntry {
   statusCodeMapping: Record<string, string>;
   paramOverride: Record<string, unknown> | null;
   setting: Record<string, unknown>;
+  /** `setting.proxy`, trimmed: the proxy for this channel's calls, empty for a direct connection. */
+  proxy: string;
   testModel: string;
 }
 
@@ -49,6 +51,7 @@ function obj<T>(raw: string | null, fallback: T): T {
 
 /** A channels row as the relay uses it (lists split, JSON fields parsed, bad JSON treated as empty). */
 export function toEntry(r: Selectable<ChannelsTable>): ChannelEntry {
+  const setting = obj<Record<string, unknown>>(r.setting, {});
   return {
     id: r.id,
     type: r.type,
@@ -67,7 +70,8 @@ export function toEntry(r: Selectable<ChannelsTable>): ChannelEntry {
     modelMapping: obj(r.model_mapping, {}),
     statusCodeMapping: obj(r.status_code_mapping, {}),
     paramOverride: obj<Record<string, unknown> | null>(r.param_override, null),
-    setting: obj(r.setting, {}),
+    setting,
+    proxy: typeof setting.proxy === 'string' ? setting.proxy.trim() : '',
     testModel: r.test_model ?? '',
   };
 }

@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { newRequestId, REQUEST_ID_HEADER } from '../../infra/request-id.ts';
 import { relayFailure } from '../errors.ts';
-import type { RelayReply, RelayRequest } from '../exchange.ts';
+import { type RelayReply, type RelayRequest, setRelayCors } from '../exchange.ts';
 import { LaneReply } from './lane-reply.ts';
 import { isJsonType, readJson } from './read-json.ts';
 
@@ -66,8 +66,7 @@ export function createLane(ctx: AppContext) {
     const req = new LaneRequest(raw, newRequestId(), log, trust);
     const reply = new LaneReply(res);
     reply.header(REQUEST_ID_HEADER, req.id);
-    reply.header('access-control-allow-origin', raw.headers.origin ?? '*');
-    reply.header('access-control-allow-credentials', 'true');
+    setRelayCors(reply, raw.headers.origin);
     try {
       req.body = await readJson(raw, limit);
       await handler(req, reply);

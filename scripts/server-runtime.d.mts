@@ -1,0 +1,4 @@
+/** Types for scripts/server-runtime.mjs, imported by the TypeScript benchmark. */
+export const SERVER_NODE_FLAGS: string[];
+export const SERVER_ENV: Record<string, string>;
+export function buildServer(entry?: string, outfile?: string): Promise<string>;
