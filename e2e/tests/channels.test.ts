@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { fixtureText } from '../../server/test/support/fixtures.ts';
 import {
   type Gateway,
   launchBrowser,
@@ -17,7 +17,6 @@ import {
 } from '../support/index.ts';
 
 /** An admin adds a channel against a mock OpenAI upstream on /channel, fetches its models and tests it. */
-const FIXTURES = new URL('../../../shared/fixtures/upstream/', import.meta.url);
 
 let gw: Gateway;
 let browser: Browser;
@@ -31,7 +30,7 @@ const rows = () => page.locator('.ant-table-tbody tr.ant-table-row');
 const drawer = () => page.locator('.ant-drawer-open');
 
 function startUpstream(): Promise<Server> {
-  const chat = readFileSync(new URL('openai/chat/text.json', FIXTURES), 'utf8');
+  const chat = fixtureText('openai/chat/text.json');
   const server = createServer((req, res) => {
     res.setHeader('content-type', 'application/json');
     if (req.headers.authorization !== 'Bearer good-key') {

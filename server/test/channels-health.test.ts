@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Role } from '@modelgate/shared';
@@ -6,10 +5,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ALLOW_PRIVATE_OPTION, isPrivateAddress } from '../src/infra/ssrf.ts';
 import { disableChannel, enableChannel } from '../src/modules/channels/health.ts';
 import { type ConsoleClient, loginAs } from './support/console-client.ts';
+import { fixtureText } from './support/fixtures.ts';
 import { startServer, type TestServer } from './support/server.ts';
-
-const FIXTURES = new URL('../../../shared/fixtures/upstream/', import.meta.url);
-const fixture = (path: string) => readFileSync(new URL(path, FIXTURES), 'utf8');
 
 interface Seen {
   method: string;
@@ -62,7 +59,8 @@ function startUpstream(): Promise<{ url: string; seen: Seen[]; server: Server }>
     }
     if (req.url === '/v1/chat/completions') {
       if (key === 'bad-key') return json(401, invalidKey);
-      if (key === 'quota-key') return json(429, fixture('openai/responses/error-insufficient-quota.json'));
+      if (key === 'quota-key')
+        return json(429, fixtureText('openai/responses/error-insufficient-quota.json'));
       if (key === 'flaky-key')
         return json(
           500,
@@ -71,7 +69,7 @@ function startUpstream(): Promise<{ url: string; seen: Seen[]; server: Server }>
           }),
         );
       if (key === 'slow-key') await new Promise((r) => setTimeout(r, 400));
-      return json(200, fixture('openai/chat/text.json'));
+      return json(200, fixtureText('openai/chat/text.json'));
     }
     if (req.url === '/dashboard/billing/credit_grants' && key === 'grant-key') {
       return json(

@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
  * A mock OpenAI-compatible provider on 127.0.0.1 that replays the recorded fixtures in
- * ../shared/fixtures/upstream (chat: openai, deepseek, xai, mistral; plain and stream).
+ * server/test/fixtures/upstream (chat: openai, deepseek, xai, mistral; plain and stream).
  *
  * There are no recordings for embeddings, images, speech, transcription, moderation or rerank: those answers
  * are built here from OpenAI's (and Jina's, for rerank) documented response shapes.
@@ -17,15 +16,9 @@ import type { AddressInfo } from 'node:net';
  *   sk-slowstart -> a stream that stays silent for 1.5 s before its first chunk
  *   sk-streamerr -> a 200 stream whose only event is an error object
  */
-export const FIXTURES = new URL('../../../../shared/fixtures/upstream/', import.meta.url);
+export { FIXTURES, fixtureChunks, fixtureJson, fixtureText } from './fixtures.ts';
 
-export const fixtureText = (rel: string) => readFileSync(new URL(rel, FIXTURES), 'utf8');
-export const fixtureJson = (rel: string) => JSON.parse(fixtureText(rel));
-/** The chunk payloads of a .chunks.txt recording. */
-export const fixtureChunks = (rel: string) =>
-  fixtureText(rel)
-    .split('\n')
-    .filter((l) => l.trim() !== '');
+import { fixtureChunks, fixtureJson } from './fixtures.ts';
 
 export interface SeenRequest {
   path: string;
