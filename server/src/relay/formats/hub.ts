@@ -321,6 +321,11 @@ export interface CodecContext {
   stream: boolean;
   /** The gateway's request id, for ids the codec must invent. */
   requestId: string;
+  /**
+   * The client asked for token usage at the end of its stream (OpenAI chat's stream_options.include_usage);
+   * the chat stream encoder sends its `choices: []` usage chunk only then. Other formats always report usage.
+   */
+  includeUsage?: boolean;
 }
 
 /**
