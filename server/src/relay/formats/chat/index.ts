@@ -1,0 +1,22 @@
+import type { WireCodec } from '../hub.ts';
+import { decodeError, encodeError } from './errors.ts';
+import { decodeRequest, encodeRequest } from './request.ts';
+import { decodeResponse, encodeResponse } from './response.ts';
+import { streamDecoder } from './stream-decoder.ts';
+import { streamEncoder } from './stream-encoder.ts';
+
+/**
+ * OpenAI Chat Completions, as a client's format (Cursor, Cline, OpenWebUI, the SDKs) and as the format of
+ * every OpenAI-compatible upstream (OpenAI, Azure, DeepSeek, xAI, Mistral and the other chat channel types).
+ */
+export const chatCodec: WireCodec = {
+  format: 'openai',
+  decodeRequest,
+  encodeRequest,
+  decodeResponse,
+  encodeResponse,
+  streamDecoder,
+  streamEncoder,
+  decodeError,
+  encodeError,
+};
