@@ -15,8 +15,12 @@ export function encodeMessages(system: HubText[], messages: HubMessage[]): Recor
   const sys = joinTexts(system);
   if (sys) out.push({ role: 'system', content: sys });
   for (const m of messages) {
-    if (m.role === 'assistant') out.push(assistantMessage(m.parts));
-    else out.push(...userMessages(m.parts));
+    if (m.role === 'user') out.push(...userMessages(m.parts));
+    else {
+      // A turn of thinking only is empty here; Mistral and others refuse an empty assistant message.
+      const msg = assistantMessage(m.parts);
+      if (msg.content || Object.keys(msg).length > 2) out.push(msg);
+    }
   }
   return out;
 }

@@ -24,9 +24,9 @@ export function contentParts(content: unknown): HubPart[] {
     if (!isObj(c)) continue;
     if (c.type === 'text' && typeof c.text === 'string' && c.text) out.push({ type: 'text', text: c.text });
     else if (c.type === 'thinking') {
-      const text = contentParts(Array.isArray(c.thinking) ? c.thinking : [])
-        .map((p) => (p.type === 'text' ? p.text : ''))
-        .join('');
+      // Mistral nests the thinking text one level down: thinking: [{type: 'text', text}].
+      const inner = Array.isArray(c.thinking) ? c.thinking : [];
+      const text = inner.map((t) => (isObj(t) && typeof t.text === 'string' ? t.text : '')).join('');
       if (text) out.push({ type: 'thinking', text });
     }
   }
