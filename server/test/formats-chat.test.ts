@@ -393,6 +393,148 @@ describe('chat codec: recorded streams decode to the hub, event by event', () =>
   });
 });
 
+describe('chat codec: dialects of the OpenAI-compatible servers', () => {
+  it.each([
+    [
+      'OpenAI',
+      {
+        prompt_tokens: 100,
+        completion_tokens: 50,
+        prompt_tokens_details: { cached_tokens: 40 },
+        completion_tokens_details: { reasoning_tokens: 20 },
+      },
+      usage(100, 50, 40, 20),
+    ],
+    [
+      'DeepSeek cache hits only',
+      { prompt_tokens: 100, completion_tokens: 5, prompt_cache_hit_tokens: 64, prompt_cache_miss_tokens: 36 },
+      usage(100, 5, 64),
+    ],
+    [
+      'xAI reasoning outside completion_tokens',
+      {
+        prompt_tokens: 10,
+        completion_tokens: 2,
+        total_tokens: 40,
+        completion_tokens_details: { reasoning_tokens: 28 },
+      },
+      usage(10, 30, 0, 28),
+    ],
+    [
+      'a Claude gateway with cache writes',
+      {
+        prompt_tokens: 1200,
+        completion_tokens: 9,
+        prompt_tokens_details: { cached_tokens: 200 },
+        cache_creation_input_tokens: 1000,
+      },
+      usage(1200, 9, 200, 0, 1000),
+    ],
+    [
+      'Responses names',
+      { input_tokens: 7, output_tokens: 3, input_tokens_details: { cached_tokens: 2 } },
+      usage(7, 3, 2),
+    ],
+    ['garbage', { prompt_tokens: '12', completion_tokens: -4, prompt_tokens_details: null }, usage(0, 0)],
+  ])('usage: %s', (_name, u, want) => {
+    const body = {
+      id: 'x',
+      model: 'm',
+      created: 1,
+      choices: [{ index: 0, message: { role: 'assistant', content: 'a' }, finish_reason: 'stop' }],
+      usage: u,
+    };
+    expect(chatCodec.decodeResponse(body, ctx).usage).toEqual(want);
+  });
+
+  it('thinking as `reasoning` (OpenRouter, vLLM) and as Mistral content chunks', () => {
+    const openrouter = {
+      choices: [
+        { message: { role: 'assistant', content: 'ok', reasoning: 'thought' }, finish_reason: 'stop' },
+      ],
+    };
+    expect(answerOfResponse(chatCodec.decodeResponse(openrouter, ctx))).toMatchObject({
+      thinking: 'thought',
+      text: 'ok',
+    });
+    const mistral = {
+      choices: [
+        {
+          message: {
+            role: 'assistant',
+            content: [
+              { type: 'thinking', thinking: [{ type: 'text', text: 'let me think' }] },
+              { type: 'text', text: 'answer' },
+            ],
+          },
+          finish_reason: 'stop',
+        },
+      ],
+    };
+    const got = chatCodec.decodeResponse(mistral, ctx);
+    expect(got.parts).toEqual([
+      { type: 'thinking', text: 'let me think' },
+      { type: 'text', text: 'answer' },
+    ]);
+    expect(got.model).toBe('gateway-model');
+    const stream = decodeLines([
+      JSON.stringify({ id: 'c', choices: [{ index: 0, delta: { reasoning: 'a' } }] }),
+      JSON.stringify({
+        id: 'c',
+        choices: [
+          { index: 0, delta: { content: [{ type: 'thinking', thinking: [{ type: 'text', text: 'b' }] }] } },
+        ],
+      }),
+      JSON.stringify({ id: 'c', choices: [{ index: 0, delta: { content: 'c' }, finish_reason: 'stop' }] }),
+    ]);
+    expect(answerOfEvents(stream)).toMatchObject({ thinking: 'ab', text: 'c', stop: 'end' });
+  });
+
+  it('a refusal and the legacy function_call answer', () => {
+    const refused = {
+      choices: [
+        { message: { role: 'assistant', content: null, refusal: 'I cannot help.' }, finish_reason: 'stop' },
+      ],
+    };
+    expect(chatCodec.decodeResponse(refused, ctx).parts).toEqual([
+      { type: 'refusal', text: 'I cannot help.' },
+    ]);
+    const legacy = {
+      choices: [
+        {
+          message: { role: 'assistant', content: null, function_call: { name: 'f', arguments: '{}' } },
+          finish_reason: 'function_call',
+        },
+      ],
+    };
+    const got = chatCodec.decodeResponse(legacy, ctx);
+    expect(got.stop).toBe('tool_calls');
+    expect(got.parts[0]).toMatchObject({
+      type: 'tool_call',
+      name: 'f',
+      args: '{}',
+      id: expect.stringMatching(/^call_/),
+    });
+  });
+
+  it('only the first choice of an n>1 stream is read', () => {
+    const got = answerOfEvents(
+      decodeLines([
+        JSON.stringify({
+          id: 'c',
+          choices: [
+            { index: 0, delta: { content: 'zero' } },
+            { index: 1, delta: { content: 'one' } },
+          ],
+        }),
+        JSON.stringify({ id: 'c', choices: [{ index: 1, delta: {}, finish_reason: 'length' }] }),
+        JSON.stringify({ id: 'c', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
+      ]),
+    );
+    expect(got).toMatchObject({ text: 'zero', stop: 'end' });
+  });
+});
+
 describe('chat codec: same-format round trips', () => {
   const files = [
     'openai/chat/text.json',
@@ -1179,6 +1321,54 @@ describe('chat codec: request encoding for an OpenAI-compatible upstream', () =>
         json_schema: { name: 'o', schema: { type: 'object' }, strict: true },
       },
     });
+  });
+
+  it('files: audio as input_audio, a PDF as a file part, a file URL refused; a thinking-only turn left out', () => {
+    const base = { model: 'm', stream: false, system: [], tools: [] };
+    const b = chatCodec.encodeRequest(
+      {
+        ...base,
+        messages: [
+          {
+            role: 'user',
+            parts: [
+              { type: 'file', data: 'AAAA', mediaType: 'audio/mpeg' },
+              { type: 'file', data: 'JVBERi0=', mediaType: 'application/pdf', filename: 'a.pdf' },
+              { type: 'opaque', format: 'openai', value: { type: 'file', file: { file_id: 'file-1' } } },
+              { type: 'opaque', format: 'anthropic', value: { type: 'server_tool_use' } },
+            ],
+          },
+          {
+            role: 'assistant',
+            parts: [{ type: 'thinking', text: 'hmm', signature: 's', signatureFormat: 'anthropic' }],
+          },
+          { role: 'user', parts: [{ type: 'text', text: 'again' }] },
+        ],
+      },
+      ctx,
+    ) as any;
+    expect(b.messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'input_audio', input_audio: { data: 'AAAA', format: 'mp3' } },
+          { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0=', filename: 'a.pdf' } },
+          { type: 'file', file: { file_id: 'file-1' } },
+        ],
+      },
+      { role: 'user', content: 'again' },
+    ]);
+    const byUrl = () =>
+      chatCodec.encodeRequest(
+        {
+          ...base,
+          messages: [
+            { role: 'user', parts: [{ type: 'file', url: 'https://x/a.pdf', mediaType: 'application/pdf' }] },
+          ],
+        },
+        ctx,
+      );
+    expect(byUrl).toThrow(RelayError);
   });
 
   it('a chat request survives decode then encode', () => {
