@@ -1,6 +1,6 @@
 import { Role } from '@modelgate/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPTIONS } from '../src/modules/options/registry.ts';
+import { OPTIONS, ROOT_ONLY_OPTIONS } from '../src/modules/options/registry.ts';
 import { type ConsoleClient, loginAs } from './support/console-client.ts';
 import { DATABASES } from './support/databases.ts';
 import { startServer, type TestServer } from './support/server.ts';
@@ -8,6 +8,7 @@ import { startServer, type TestServer } from './support/server.ts';
 for (const engine of DATABASES) {
   describe.skipIf(!engine.available)(`options API on ${engine.name}`, () => {
     let server: TestServer;
+    let root: ConsoleClient;
     let admin: ConsoleClient;
     let user: ConsoleClient;
     const stored = async (key: string) =>
@@ -16,6 +17,7 @@ for (const engine of DATABASES) {
 
     beforeAll(async () => {
       server = await startServer({ db: engine });
+      root = await loginAs(server, { username: 'root', role: Role.Root });
       admin = await loginAs(server, { username: 'admin', role: Role.Admin });
       user = await loginAs(server, { username: 'user' });
     });
@@ -108,11 +110,11 @@ for (const engine of DATABASES) {
         [{ value: 'x' }, /key/],
       ];
       for (const [body, message] of cases) {
-        const r = await admin.put('/api/option/', body);
+        const r = await root.put('/api/option/', body);
         expect(r.status, JSON.stringify(body)).toBe(400);
         expect(r.message).toMatch(message);
       }
-      const bad = await admin.put('/api/option/', '{"key":');
+      const bad = await root.put('/api/option/', '{"key":');
       expect(bad.status).toBe(400);
       for (const key of [
         'RegisterEnabled',
@@ -129,25 +131,87 @@ for (const engine of DATABASES) {
     });
 
     it('keeps a secret when the field is sent blank, and writes a new one', async () => {
-      await admin.put('/api/option/', { key: 'GitHubClientSecret', value: 'first-secret' });
-      const blank = await admin.put('/api/option/', { key: 'GitHubClientSecret', value: '' });
+      await root.put('/api/option/', { key: 'GitHubClientSecret', value: 'first-secret' });
+      const blank = await root.put('/api/option/', { key: 'GitHubClientSecret', value: '' });
       expect(blank.success).toBe(true);
       expect(server.ctx.options.get('GitHubClientSecret')).toBe('first-secret');
       expect(await stored('GitHubClientSecret')).toBe('first-secret');
     });
 
     it('refuses to switch on a sign-in method before its settings are filled in', async () => {
-      const r = await admin.put('/api/option/', { key: 'TelegramOAuthEnabled', value: 'true' });
+      const r = await root.put('/api/option/', { key: 'TelegramOAuthEnabled', value: 'true' });
       expect(r.status).toBe(400);
       expect(r.message).toMatch(/Telegram bot token/);
       expect(server.ctx.options.bool('TelegramOAuthEnabled')).toBe(false);
-      await admin.put('/api/option/', { key: 'GitHubClientId', value: 'gh-id' });
-      expect((await admin.put('/api/option/', { key: 'GitHubOAuthEnabled', value: 'true' })).success).toBe(
+      await root.put('/api/option/', { key: 'GitHubClientId', value: 'gh-id' });
+      expect((await root.put('/api/option/', { key: 'GitHubOAuthEnabled', value: 'true' })).success).toBe(
         true,
       );
-      expect((await admin.put('/api/option/', { key: 'TelegramOAuthEnabled', value: 'false' })).success).toBe(
+      expect((await root.put('/api/option/', { key: 'TelegramOAuthEnabled', value: 'false' })).success).toBe(
         true,
       );
+    });
+
+    it('lets only root write the options that guard sign-in, mail, links, payments, OAuth and fetches', async () => {
+      // Each root-only option, written by an admin with a value that would otherwise be accepted.
+      const sample = (key: string) => {
+        const def = OPTIONS[key];
+        if (def.type === 'bool') return 'false';
+        if (def.type === 'int') return key === 'SMTPPort' ? '2525' : '1';
+        if (key === 'EmailDomainWhitelist') return 'evil.example';
+        return key.toLowerCase().includes('address') || key.includes('endpoint') || key.includes('well_known')
+          ? 'https://evil.example'
+          : 'attacker-value';
+      };
+      expect(ROOT_ONLY_OPTIONS.size).toBeGreaterThan(30);
+      for (const key of ROOT_ONLY_OPTIONS) {
+        expect(OPTIONS[key], key).toBeDefined();
+        const before = server.ctx.options.get(key);
+        const storedBefore = await stored(key);
+        const r = await admin.put('/api/option/', { key, value: sample(key) });
+        expect(r.status, key).toBe(403);
+        expect(r.message, key).toMatch(/only the root user/);
+        expect(server.ctx.options.get(key), key).toBe(before);
+        expect(await stored(key), key).toBe(storedBefore);
+      }
+      // The takeover path of the probe: mail server and server address.
+      for (const [key, value] of [
+        ['SMTPServer', 'mail.root-owned.example'],
+        ['ServerAddress', 'https://gateway.example'],
+        ['fetch_setting.allow_private_ip', 'true'],
+      ]) {
+        expect((await root.put('/api/option/', { key, value })).success, key).toBe(true);
+        expect(server.ctx.options.get(key)).toBe(value);
+      }
+      // Operational options stay the admins'.
+      expect((await admin.put('/api/option/', { key: 'RetryTimes', value: '2' })).success).toBe(true);
+      // The list tells the console which fields are read-only for admins.
+      const list = (await admin.get('/api/option/')).data as Array<{ key: string; root_only?: boolean }>;
+      expect(list.find((o) => o.key === 'SMTPServer')?.root_only).toBe(true);
+      expect(list.find((o) => o.key === 'RetryTimes')?.root_only).toBeUndefined();
+    });
+
+    it('refuses option keys taken from the object prototype and stores nothing', async () => {
+      for (const key of [
+        '__proto__',
+        'constructor',
+        'toString',
+        'hasOwnProperty',
+        'valueOf',
+        'isPrototypeOf',
+      ]) {
+        for (const client of [admin, root]) {
+          const r = await client.put('/api/option/', { key, value: 'x' });
+          expect(r.status, key).toBe(400);
+          expect(r.message, key).toMatch(/unknown option/);
+        }
+        expect(await stored(key), key).toBeUndefined();
+      }
+      const raw = await admin.put('/api/option/', '{"__proto__":{"key":"SystemName","value":"polluted"}}');
+      expect(raw.status).toBe(400);
+      expect(server.ctx.options.get('SystemName')).not.toBe('polluted');
+      const list = (await admin.get('/api/option/')).data as Array<{ key: string }>;
+      expect(list.map((o) => o.key)).not.toContain('constructor');
     });
   });
 }

@@ -243,3 +243,59 @@ export const OPTIONS: Record<string, OptionDef> = {
 };
 
 export const isKnownOption = (key: string) => Object.hasOwn(OPTIONS, key);
+
+/** The definition of an option key; undefined for unknown keys, including the object prototype's own names. */
+export const optionDef = (key: string): OptionDef | undefined =>
+  Object.hasOwn(OPTIONS, key) ? OPTIONS[key] : undefined;
+
+/**
+ * Options only root may write: whoever controls them controls sign-in, where mails and their links go,
+ * payments, OAuth providers, the SSRF policy or the fetch worker, and could take over the root account.
+ * Admins see them read-only.
+ */
+export const ROOT_ONLY_OPTIONS: ReadonlySet<string> = new Set([
+  // Sign-in and registration
+  'PasswordLoginEnabled',
+  'PasswordRegisterEnabled',
+  'EmailVerificationEnabled',
+  'RegisterEnabled',
+  'TurnstileCheckEnabled',
+  'TurnstileSiteKey',
+  'TurnstileSecretKey',
+  'EmailDomainRestrictionEnabled',
+  'EmailAliasRestrictionEnabled',
+  'EmailDomainWhitelist',
+  // OAuth providers
+  'GitHubOAuthEnabled',
+  'GitHubClientId',
+  'GitHubClientSecret',
+  'WeChatAuthEnabled',
+  'WeChatServerAddress',
+  'WeChatServerToken',
+  'WeChatAccountQRCodeImageURL',
+  'TelegramOAuthEnabled',
+  'TelegramBotToken',
+  'TelegramBotName',
+  'LinuxDOOAuthEnabled',
+  'LinuxDOClientId',
+  'LinuxDOClientSecret',
+  ...Object.keys(OPTIONS).filter((k) => k.startsWith('oidc.')),
+  // Mail delivery and the links put into mails and redirects
+  'SMTPServer',
+  'SMTPPort',
+  'SMTPAccount',
+  'SMTPFrom',
+  'SMTPToken',
+  'SMTPSSLEnabled',
+  'ServerAddress',
+  // Payment credentials and endpoints
+  'PayAddress',
+  'EpayId',
+  'EpayKey',
+  'CustomCallbackAddress',
+  // Server-side fetches: the SSRF policy and the fetch worker
+  ...Object.keys(OPTIONS).filter((k) => k.startsWith('fetch_setting.')),
+  'WorkerUrl',
+  'WorkerValidKey',
+  'WorkerAllowHttpImageRequestEnabled',
+]);

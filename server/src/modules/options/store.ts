@@ -1,7 +1,7 @@
 import type { Db } from '../../db/index.ts';
 import type { Bus } from '../../infra/bus.ts';
 import { ApiError } from '../../infra/envelope.ts';
-import { OPTIONS, type OptionDef } from './registry.ts';
+import { OPTIONS, type OptionDef, optionDef } from './registry.ts';
 
 /**
  * Options held in memory: read on every request without a database round trip, written through to the
@@ -78,18 +78,18 @@ export async function createOptionStore(handle: Db, bus: Bus): Promise<OptionSto
 
   const store: OptionStore = {
     get(key) {
-      return values.get(key) ?? OPTIONS[key]?.default ?? '';
+      return values.get(key) ?? optionDef(key)?.default ?? '';
     },
     bool(key) {
       return store.get(key) === 'true';
     },
     int(key) {
       const n = Number.parseInt(store.get(key), 10);
-      return Number.isFinite(n) ? n : Number.parseInt(OPTIONS[key]?.default ?? '0', 10) || 0;
+      return Number.isFinite(n) ? n : Number.parseInt(optionDef(key)?.default ?? '0', 10) || 0;
     },
     float(key) {
       const n = Number(store.get(key));
-      return Number.isFinite(n) ? n : Number(OPTIONS[key]?.default ?? 0) || 0;
+      return Number.isFinite(n) ? n : Number(optionDef(key)?.default ?? 0) || 0;
     },
     json<T>(key: string): T {
       if (parsed.has(key)) return parsed.get(key) as T;
@@ -97,7 +97,7 @@ export async function createOptionStore(handle: Db, bus: Bus): Promise<OptionSto
       try {
         v = JSON.parse(store.get(key));
       } catch {
-        v = JSON.parse(OPTIONS[key]?.default || 'null');
+        v = JSON.parse(optionDef(key)?.default || 'null');
       }
       parsed.set(key, v);
       return v as T;
@@ -105,11 +105,10 @@ export async function createOptionStore(handle: Db, bus: Bus): Promise<OptionSto
     all() {
       const out: Record<string, string> = {};
       for (const key of Object.keys(OPTIONS)) out[key] = store.get(key);
-      for (const [k, v] of values) out[k] = v;
       return out;
     },
     async set(key, value) {
-      const canonical = normaliseOption(key, value, OPTIONS[key]);
+      const canonical = normaliseOption(key, value, optionDef(key));
       const db = handle.db;
       if (handle.dialect === 'mysql') {
         await db
