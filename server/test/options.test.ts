@@ -213,5 +213,53 @@ for (const engine of DATABASES) {
       const list = (await admin.get('/api/option/')).data as Array<{ key: string }>;
       expect(list.map((o) => o.key)).not.toContain('constructor');
     });
+
+    it('refuses script and other non-http URLs in the options the console shows as links', async () => {
+      const links = [
+        'Logo',
+        'TopUpLink',
+        'general_setting.docs_link',
+        'ChatLink',
+        'ChatLink2',
+        'WeChatAccountQRCodeImageURL',
+      ];
+      const bad = [
+        'javascript:alert(1)',
+        'JaVaScRiPt:alert(1)',
+        '  javascript:alert(1)',
+        'java\tscript:alert(1)',
+        'java\nscript:alert(1)',
+        'vbscript:msgbox(1)',
+        'data:text/html,<script>alert(1)</script>',
+        '//evil.example/x',
+        '/\\evil.example/x',
+        'ftp://files.example/x',
+      ];
+      for (const key of links) {
+        for (const value of bad) {
+          const r = await root.put('/api/option/', { key, value });
+          expect(r.status, `${key}=${value}`).toBe(400);
+          expect(r.message).toMatch(/http\(s\) URL/);
+          expect(await stored(key), key).toBeUndefined();
+        }
+        expect(
+          (await root.put('/api/option/', { key, value: 'https://docs.example/guide' })).success,
+          key,
+        ).toBe(true);
+        expect((await root.put('/api/option/', { key, value: '/logo.png' })).success, key).toBe(true);
+        expect((await root.put('/api/option/', { key, value: '' })).success, key).toBe(true);
+      }
+      const chats = await admin.put('/api/option/', {
+        key: 'Chats',
+        value: JSON.stringify([
+          { Good: 'https://chat.example/?key={key}' },
+          { Evil: ' JavaScript:alert(1)' },
+        ]),
+      });
+      expect(chats.status).toBe(400);
+      expect(chats.message).toMatch(/Evil/);
+      const apps = JSON.stringify([{ OpenCat: 'opencat://team/join?domain={address}&token={key}' }]);
+      expect((await admin.put('/api/option/', { key: 'Chats', value: apps })).success).toBe(true);
+    });
   });
 }

@@ -85,6 +85,41 @@ const groupRateLimits = (d: string) =>
     return undefined;
   });
 
+/** The scheme a browser would see: it drops spaces and control characters, so `java\tscript:` is `javascript:`. */
+function schemeOf(v: string): string | undefined {
+  let kept = '';
+  for (const c of v) if (c.charCodeAt(0) > 0x20 && c.charCodeAt(0) !== 0x7f) kept += c;
+  return /^([a-z][a-z0-9+.-]*):/i.exec(kept)?.[1]?.toLowerCase();
+}
+const SCRIPT_SCHEMES = new Set(['javascript', 'vbscript', 'data', 'file', 'blob']);
+/** A URL the console shows as a link or image: http(s), or a path on this site; empty = unset. */
+const link = () =>
+  withCheck(s(''), (v) => {
+    const value = v.trim();
+    if (!value) return undefined;
+    if (value.startsWith('/') && value[1] !== '/' && value[1] !== '\\') return undefined;
+    const scheme = schemeOf(value);
+    return scheme === 'http' || scheme === 'https'
+      ? undefined
+      : 'must be an http(s) URL or a path starting with /';
+  });
+/** The chat apps list: [{name: link}], where a link may open an app (ama://, opencat://) but never runs script. */
+const chatLinks = (d: string) =>
+  withCheck(j(d), (v) => {
+    const list = JSON.parse(v);
+    if (!Array.isArray(list)) return 'expected a JSON array';
+    for (const item of list) {
+      if (!isPlainObject(item)) return 'each entry must be an object of name to link';
+      for (const [name, url] of Object.entries(item)) {
+        if (typeof url !== 'string') return `the link of ${name} must be a string`;
+        const scheme = schemeOf(url);
+        if (!scheme || SCRIPT_SCHEMES.has(scheme))
+          return `the link of ${name} must be a URL that runs no script`;
+      }
+    }
+    return undefined;
+  });
+
 const DEFAULT_CHATS = JSON.stringify([
   { 'ChatGPT Next Web': 'https://app.nextchat.dev/#/?settings={"key":"{key}","url":"{address}"}' },
   {
@@ -124,13 +159,13 @@ export const OPTIONS: Record<string, OptionDef> = {
   QuotaRemindThreshold: i(1000),
   PreConsumedQuota: intAtLeast(500, 0),
   SystemName: s('New API'),
-  Logo: s(''),
+  Logo: link(),
   Footer: t(''),
   Notice: t(''),
   About: t(''),
   HomePageContent: t(''),
-  TopUpLink: s(''),
-  'general_setting.docs_link': s(''),
+  TopUpLink: link(),
+  'general_setting.docs_link': link(),
   // Logging
   LogConsumeEnabled: b(true),
   // Channel health
@@ -187,7 +222,7 @@ export const OPTIONS: Record<string, OptionDef> = {
   // WeChat, bot check, Telegram, Linux DO, GitHub
   WeChatServerAddress: s(''),
   WeChatServerToken: secret(),
-  WeChatAccountQRCodeImageURL: s(''),
+  WeChatAccountQRCodeImageURL: link(),
   TurnstileSiteKey: s(''),
   TurnstileSecretKey: secret(),
   TelegramBotToken: secret(),
@@ -214,7 +249,7 @@ export const OPTIONS: Record<string, OptionDef> = {
   DataExportEnabled: b(true),
   DataExportInterval: intAtLeast(5, 1),
   DataExportDefaultTime: oneOf('hour', ['hour', 'day', 'week']),
-  Chats: jsonArray(DEFAULT_CHATS),
+  Chats: chatLinks(DEFAULT_CHATS),
   StreamCacheQueueLength: intAtLeast(0, 0),
   // Per-user model request rate limits (relay)
   ModelRequestRateLimitEnabled: b(false),
@@ -238,8 +273,8 @@ export const OPTIONS: Record<string, OptionDef> = {
   'general_setting.ping_interval_enabled': b(false),
   'general_setting.ping_interval_seconds': intAtLeast(60, 1),
   // Chat links shown in the status object (spec 000 §3 chat_link, chat_link2)
-  ChatLink: s(''),
-  ChatLink2: s(''),
+  ChatLink: link(),
+  ChatLink2: link(),
 };
 
 export const isKnownOption = (key: string) => Object.hasOwn(OPTIONS, key);
