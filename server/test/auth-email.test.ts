@@ -101,13 +101,36 @@ describe('e-mail codes, binding and password reset', () => {
     expect((await u.get('/api/user/self')).data.email).toBe('b@example.com');
   });
 
+  it('refuses to mail a reset link while the server address is unset, storing nothing', async () => {
+    const sent = smtp.mails.length;
+    const r = await anon.get('/api/reset_password?email=new@example.com');
+    expect(r.status).toBe(503);
+    expect(r.message).toMatch(/server address \(ServerAddress/);
+    expect(smtp.mails.length).toBe(sent);
+  });
+
+  it('builds reset links from ServerAddress, never from Host or X-Forwarded-Host', async () => {
+    await server.ctx.options.set('ServerAddress', 'https://gw.example.com/');
+    const sent = smtp.mails.length;
+    for (const headers of [
+      { host: 'evil.example' },
+      { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'http' },
+    ]) {
+      const res = await fetch(`${server.url}/api/reset_password?email=new%40example.com`, { headers });
+      expect(res.status).toBe(200);
+      const text = bodyText(lastMail().data);
+      expect(text).not.toContain('evil.example');
+      expect(/href="([^"]+)"/.exec(text)?.[1]).toMatch(/^https:\/\/gw\.example\.com\/user\/reset\?/);
+    }
+    expect(smtp.mails.length).toBe(sent + 2);
+  });
+
   it('resets a password through the mailed link without revealing unknown addresses', async () => {
     const sent = smtp.mails.length;
     const unknown = await anon.get('/api/reset_password?email=nobody@example.com');
     expect(unknown.success).toBe(true);
     expect(smtp.mails.length).toBe(sent);
 
-    await server.ctx.options.set('ServerAddress', 'https://gw.example.com/');
     const r = await anon.get('/api/reset_password?email=new@example.com');
     expect(r.success).toBe(true);
     const text = bodyText(lastMail().data);

@@ -48,6 +48,8 @@ for (const engine of DATABASES) {
         self_use_mode_enabled: true,
         demo_site_enabled: false,
       });
+      // Links in mails are built from the address the root administrator used for setup.
+      expect(server.ctx.options.get('ServerAddress')).toBe(server.url);
 
       const login = await c.login('admin', 'admin-pass-1');
       expect(login.data).toMatchObject({

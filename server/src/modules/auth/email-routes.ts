@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.ts';
 import { ApiError, ok } from '../../infra/envelope.ts';
 import { criticalRateLimit } from '../../infra/rate-limit.ts';
 import type { Feature } from '../index.ts';
+import { serverAddress } from '../options/server-address.ts';
 import { parseBody } from '../users/parse.ts';
 import { email as emailRule } from '../users/rules.ts';
 import { requireUser } from './guard.ts';
@@ -94,6 +95,7 @@ export const emailFeature: Feature = (app, ctx: AppContext) => {
   // The answer does not say whether the address belongs to an account.
   app.get('/reset_password', { onRequest: critical, preHandler: botCheck }, async (req) => {
     const { email } = parseBody(EmailQuery, req.query);
+    const base = serverAddress(ctx.options, 'password reset by e-mail');
     const user = await ctx.db.db
       .selectFrom('users')
       .select('id')
@@ -102,10 +104,6 @@ export const emailFeature: Feature = (app, ctx: AppContext) => {
       .executeTakeFirst();
     if (user) {
       const token = await issueCode(ctx, RESET_TOKEN, email, true);
-      const base = (ctx.options.get('ServerAddress').trim() || `${req.protocol}://${req.host}`).replace(
-        /\/+$/,
-        '',
-      );
       const link = `${base}/user/reset?email=${encodeURIComponent(email)}&token=${token}`;
       await sendMail(
         ctx,

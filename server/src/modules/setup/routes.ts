@@ -77,6 +77,9 @@ export const setupFeature: Feature = (app, ctx: AppContext) => {
     rememberSetupDone(ctx);
     await ctx.options.set('SelfUseModeEnabled', String(body.SelfUseModeEnabled));
     await ctx.options.set('DemoSiteEnabled', String(body.DemoSiteEnabled));
+    // The one moment the request's address is trusted for links: it is the root administrator's own.
+    if (!ctx.options.get('ServerAddress').trim())
+      await ctx.options.set('ServerAddress', `${req.protocol}://${req.host}`);
     return ok(undefined, 'system initialized');
   });
 };

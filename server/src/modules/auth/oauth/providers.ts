@@ -1,6 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../../../context.ts';
 import { ApiError } from '../../../infra/envelope.ts';
+import { serverAddress } from '../../options/server-address.ts';
 
 /** What a provider tells us about the person signing in. */
 export interface ExternalIdentity {
@@ -65,7 +66,7 @@ export async function githubIdentity(ctx: AppContext, code: string): Promise<Ext
 
 export async function oidcIdentity(ctx: AppContext, code: string): Promise<ExternalIdentity> {
   const o = ctx.options;
-  const redirect = `${o.get('ServerAddress').replace(/\/+$/, '')}/oauth/oidc`;
+  const redirect = `${serverAddress(o, 'OIDC sign-in')}/oauth/oidc`;
   const token = await call('the OIDC provider', o.get('oidc.token_endpoint'), {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', Accept: 'application/json' },

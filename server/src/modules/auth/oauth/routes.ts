@@ -4,6 +4,7 @@ import type { AppContext } from '../../../context.ts';
 import { ApiError, ok } from '../../../infra/envelope.ts';
 import { criticalRateLimit } from '../../../infra/rate-limit.ts';
 import type { Feature } from '../../index.ts';
+import { serverAddress } from '../../options/server-address.ts';
 import { parseBody } from '../../users/parse.ts';
 import { sessionUser } from '../guard.ts';
 import { completeSignIn, type SignInOptions } from './account.ts';
@@ -44,8 +45,8 @@ const REDIRECT_PROVIDERS: Record<
     enabled: 'LinuxDOOAuthEnabled',
     label: 'Linux DO',
     prefix: 'linuxdo',
-    identity: (ctx, code, req) =>
-      linuxdoIdentity(ctx, code, `${req.protocol}://${req.host}/api/oauth/linuxdo`),
+    identity: (ctx, code) =>
+      linuxdoIdentity(ctx, code, `${serverAddress(ctx.options, 'Linux DO sign-in')}/api/oauth/linuxdo`),
   },
 };
 
