@@ -79,7 +79,7 @@ export function loadConfig(env: Env = process.env): Config {
       durationSec: int(env, 'CRITICAL_RATE_LIMIT_DURATION', 1200),
     },
     maxRequestBodyMb: int(env, 'MAX_REQUEST_BODY_MB', 32),
-    trustedProxies: (env.TRUSTED_PROXIES ?? 'loopback,linklocal,uniquelocal')
+    trustedProxies: (env.TRUSTED_PROXIES ?? 'loopback')
       .split(',')
       .map((p) => p.trim())
       .filter(Boolean),

@@ -112,10 +112,11 @@ describe('e-mail codes, binding and password reset', () => {
   it('builds reset links from ServerAddress, never from Host or X-Forwarded-Host', async () => {
     await server.ctx.options.set('ServerAddress', 'https://gw.example.com/');
     const sent = smtp.mails.length;
-    for (const headers of [
+    const attacks: Array<Record<string, string>> = [
       { host: 'evil.example' },
       { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'http' },
-    ]) {
+    ];
+    for (const headers of attacks) {
       const res = await fetch(`${server.url}/api/reset_password?email=new%40example.com`, { headers });
       expect(res.status).toBe(200);
       const text = bodyText(lastMail().data);

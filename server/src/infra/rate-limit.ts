@@ -12,6 +12,26 @@ import { ApiError } from './envelope.ts';
 export interface RateLimiter {
   /** Records a hit and says whether it is allowed; a refused hit is not recorded. */
   hit(key: string): Promise<boolean>;
+  /** Whether the window is full (the next hit would be refused), recording nothing. */
+  full(key: string): Promise<boolean>;
+}
+
+/**
+ * The bucket a client address counts in: the address itself for IPv4, its /64 network for IPv6, since one
+ * IPv6 host usually holds a whole /64 and could otherwise pick a fresh address for every request.
+ */
+export function clientKey(ip: string): string {
+  if (!ip.includes(':') || /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(ip)) return ip;
+  const [head, tail = ''] = ip.toLowerCase().split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = ip.includes('::')
+    ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right]
+    : left;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => Number.parseInt(g || '0', 16).toString(16))
+    .join(':')}::/64`;
 }
 
 export const TOO_MANY_REQUESTS = 'too many requests, please try again later';
@@ -29,7 +49,18 @@ export function memoryRateLimiter(
     lastSweep = t;
     for (const [k, list] of hits) if (!list.length || list[list.length - 1] <= t - windowMs) hits.delete(k);
   };
+  const live = (key: string, t: number) => {
+    const list = hits.get(key);
+    if (!list) return 0;
+    let drop = 0;
+    while (drop < list.length && list[drop] <= t - windowMs) drop++;
+    if (drop) list.splice(0, drop);
+    return list.length;
+  };
   return {
+    async full(key) {
+      return live(key, now()) >= count;
+    },
     async hit(key) {
       const t = now();
       sweep(t);
@@ -48,6 +79,10 @@ export function memoryRateLimiter(
   };
 }
 
+const WINDOW_SIZE = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
+return redis.call('ZCARD', KEYS[1])`;
+
 const SLIDING_WINDOW = `
 local key = KEYS[1]
 local now = tonumber(ARGV[1])
@@ -65,6 +100,16 @@ export function redisRateLimiter(
   durationSec: number,
 ): RateLimiter {
   return {
+    async full(key) {
+      const size = await redis.eval(
+        WINDOW_SIZE,
+        1,
+        `modelgate:rl:${name}:${key}`,
+        Date.now(),
+        durationSec * 1000,
+      );
+      return Number(size) >= count;
+    },
     async hit(key) {
       const member = `${Date.now()}-${randomBytes(6).toString('hex')}`;
       const allowed = await redis.eval(
@@ -103,7 +148,7 @@ export function namedLimiter(ctx: AppContext, name: string, count: number, durat
 /** A hook refusing the request with a 429 envelope when the limiter trips. */
 export function limitHook(
   limiter: RateLimiter,
-  keyOf: (req: FastifyRequest) => string = (req) => req.ip,
+  keyOf: (req: FastifyRequest) => string = (req) => clientKey(req.ip),
 ): onRequestAsyncHookHandler {
   return async (req) => {
     if (!(await limiter.hit(keyOf(req)))) throw new ApiError(TOO_MANY_REQUESTS, 429);
@@ -114,6 +159,16 @@ export function limitHook(
 export function criticalRateLimit(ctx: AppContext): onRequestAsyncHookHandler {
   const { count, durationSec } = ctx.config.criticalRateLimit;
   return limitHook(namedLimiter(ctx, 'critical', count, durationSec));
+}
+
+/**
+ * Failed password logins per account, next to the per-IP limit: an attacker spreading guesses over many
+ * addresses still gets LOGIN_FAILURES_PER_ACCOUNT tries per window on one account.
+ */
+export const LOGIN_FAILURES_PER_ACCOUNT = { count: 10, durationSec: 15 * 60 };
+export function loginFailureLimiter(ctx: AppContext): RateLimiter {
+  const { count, durationSec } = LOGIN_FAILURES_PER_ACCOUNT;
+  return namedLimiter(ctx, 'login-failures', count, durationSec);
 }
 
 /** GLOBAL_API_RATE_LIMIT per IP over every /api request; a no-op when disabled. */
@@ -141,7 +196,7 @@ export function globalWebRateLimit(
     const path = req.url.split('?')[0];
     const last = path.slice(path.lastIndexOf('/') + 1);
     if (!isConsolePage(path) || (last.includes('.') && !last.endsWith('.html'))) return done();
-    limiter.hit(req.ip).then((allowed) => {
+    limiter.hit(clientKey(req.ip)).then((allowed) => {
       if (allowed) done();
       else reply.code(429).type('text/plain; charset=utf-8').send(TOO_MANY_REQUESTS);
     }, done);

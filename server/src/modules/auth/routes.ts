@@ -2,7 +2,7 @@ import { UserStatus } from '@modelgate/shared';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { ApiError, ok } from '../../infra/envelope.ts';
-import { criticalRateLimit } from '../../infra/rate-limit.ts';
+import { criticalRateLimit, loginFailureLimiter } from '../../infra/rate-limit.ts';
 import type { Feature } from '../index.ts';
 import { sessionTagOf } from '../users/cache.ts';
 import { parseBody } from '../users/parse.ts';
@@ -40,14 +40,20 @@ const RegisterBody = z.object({
 export const authFeature: Feature = (app, ctx: AppContext) => {
   const critical = criticalRateLimit(ctx);
   const botCheck = turnstileCheck(ctx);
+  const failures = loginFailureLimiter(ctx);
 
   app.post('/user/login', { onRequest: critical, preHandler: botCheck }, async (req, reply) => {
     if (!ctx.options.bool('PasswordLoginEnabled'))
       throw new ApiError('password login has been disabled by the administrator', 403);
     const body = parseBody(LoginBody, req.body);
+    const account = body.username.toLowerCase();
+    if (await failures.full(account))
+      throw new ApiError('too many failed logins for this account; try again in 15 minutes', 429);
     const user = await findForLogin(ctx.db.db, body.username);
-    if (!(await verifyPassword(body.password, user?.password)) || !user)
+    if (!(await verifyPassword(body.password, user?.password)) || !user) {
+      await failures.hit(account);
       throw new ApiError('wrong username or password');
+    }
     if (user.status !== UserStatus.Enabled) throw new ApiError('this user has been banned', 403);
     setSession(reply, Number(user.id), sessionTagOf(user.password));
     return ok({
