@@ -8,6 +8,7 @@ import { billingSubscription, billingUsage } from './billing-emulation.ts';
 import { badRequest, RelayError, relayFailure } from './errors.ts';
 import { type RelayReply, type RelayRequest, setRelayCors } from './exchange.ts';
 import { inspectJson, type Mode } from './formats/openai/request.ts';
+import { parseJsonBody } from './json-body.ts';
 import type { Lane } from './lane/lane.ts';
 import { runRelay } from './pipeline.ts';
 import { decodeRequestBody } from './request-decoding.ts';
@@ -35,6 +36,14 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext, lane:
       done(null, decoded);
     });
 
+    // JSON read exactly as the fast lane reads it (depth limit, prototype keys refused).
+    r.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+      try {
+        done(null, parseJsonBody(body as string));
+      } catch (err) {
+        done(err as Error);
+      }
+    });
     // Audio uploads: keep the raw bytes; the form is parsed only to read the model.
     r.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, (_req, body, done) =>
       done(null, body),

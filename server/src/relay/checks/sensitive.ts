@@ -76,18 +76,22 @@ export function collectPromptText(body: unknown, out: string[]): void {
 
 /** A content value: a string, a list of strings, or a list of parts with `text` (images are skipped). */
 function addContent(value: unknown, out: string[]): void {
-  if (typeof value === 'string') {
-    out.push(value);
-    return;
-  }
-  if (!Array.isArray(value)) return;
-  for (const part of value) {
-    if (typeof part === 'string') out.push(part);
-    else if (part && typeof part === 'object') {
-      const p = part as { text?: unknown; content?: unknown };
-      if (typeof p.text === 'string') out.push(p.text);
-      // Responses API input items carry their own content list.
-      else if (p.content !== undefined) addContent(p.content, out);
+  // An explicit stack, in order: parts may nest `content` lists to any depth the client sends.
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'string') out.push(v);
+    else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) {
+        const part = v[i];
+        if (typeof part === 'string') stack.push(part);
+        else if (part && typeof part === 'object' && !Array.isArray(part)) {
+          const p = part as { text?: unknown; content?: unknown };
+          if (typeof p.text === 'string') stack.push(p.text);
+          // Responses API input items carry their own content list.
+          else if (p.content !== undefined) stack.push(p.content);
+        }
+      }
     }
   }
 }

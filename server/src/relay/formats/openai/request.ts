@@ -41,31 +41,66 @@ export interface Inspected {
 
 const MAX_TOKENS_LIMIT = 2 ** 30;
 
-function textOf(v: unknown): string {
-  if (typeof v === 'string') return v;
-  if (Array.isArray(v)) return v.map(textOf).join('\n');
-  if (v && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    if (typeof o.text === 'string') return o.text;
-    if (o.content !== undefined) return textOf(o.content);
+const NEWLINE = Symbol('newline');
+
+/**
+ * Calls `each` with every piece of prompt text in a value: a string, a list (items joined by newlines), or a
+ * part with `text` or `content`. Walks with an explicit stack: the value is the client's, of any depth.
+ */
+function eachText(v: unknown, each: (text: string) => void): void {
+  const stack: unknown[] = [v];
+  while (stack.length) {
+    const x = stack.pop();
+    if (x === NEWLINE) each('\n');
+    else if (typeof x === 'string') each(x);
+    else if (Array.isArray(x)) {
+      for (let i = x.length - 1; i >= 0; i--) {
+        stack.push(x[i]);
+        if (i > 0) stack.push(NEWLINE);
+      }
+    } else if (x && typeof x === 'object') {
+      const o = x as Record<string, unknown>;
+      if (typeof o.text === 'string') each(o.text);
+      else if (o.content !== undefined) stack.push(o.content);
+    }
   }
-  return '';
+}
+
+function textOf(v: unknown): string {
+  const parts: string[] = [];
+  eachText(v, (t) => parts.push(t));
+  return parts.join('');
 }
 
 /** UTF-8 size of what textOf would return, without building the string (chat prompts are only estimated). */
 function textBytes(v: unknown): number {
-  if (typeof v === 'string') return Buffer.byteLength(v);
-  if (Array.isArray(v)) {
-    let n = v.length > 1 ? v.length - 1 : 0;
-    for (const item of v) n += textBytes(item);
-    return n;
+  let n = 0;
+  eachText(v, (t) => {
+    n += Buffer.byteLength(t);
+  });
+  return n;
+}
+
+const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
+
+/** Chat `messages`: a non-empty list of objects with a known role and a string, null or list-of-parts content. */
+function checkMessages(messages: unknown): asserts messages is unknown[] {
+  const bad = (why: string) => badRequest(why, 'invalid_value', 'messages');
+  if (!Array.isArray(messages) || messages.length === 0)
+    throw bad('messages is required and must be a non-empty array');
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    if (!m || typeof m !== 'object' || Array.isArray(m)) throw bad(`messages[${i}] must be an object`);
+    const { role, content } = m as Record<string, unknown>;
+    if (typeof role !== 'string' || !ROLES.has(role))
+      throw bad(`messages[${i}].role must be one of ${[...ROLES].join(', ')}`);
+    if (content === undefined || content === null || typeof content === 'string') continue;
+    if (!Array.isArray(content))
+      throw bad(`messages[${i}].content must be a string, null or an array of content parts`);
+    for (const part of content)
+      if (!part || typeof part !== 'object' || typeof (part as { type?: unknown }).type !== 'string')
+        throw bad(`messages[${i}].content parts must be objects with a string type`);
   }
-  if (v && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    if (typeof o.text === 'string') return Buffer.byteLength(o.text);
-    if (o.content !== undefined) return textBytes(o.content);
-  }
-  return 0;
 }
 
 const estimate = (text: string) => Math.ceil(Buffer.byteLength(text) / 3);
@@ -104,8 +139,7 @@ export function inspectJson(mode: Mode, body: unknown): Inspected {
   switch (mode) {
     case 'chat': {
       const model = requireModel(b);
-      if (!Array.isArray(b.messages) || b.messages.length === 0)
-        throw badRequest('messages is required and must be a non-empty array', 'invalid_value', 'messages');
+      checkMessages(b.messages);
       const maxTokens = Math.max(intField(b, 'max_tokens'), intField(b, 'max_completion_tokens'));
       let bytes = textBytes(b.messages);
       if (Array.isArray(b.tools)) bytes += Buffer.byteLength(JSON.stringify(b.tools));
