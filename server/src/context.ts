@@ -3,6 +3,7 @@ import pino, { type Logger } from 'pino';
 import type { Config } from './config.ts';
 import { type Db, migrate, openDatabase } from './db/index.ts';
 import { type Bus, createBus } from './infra/bus.ts';
+import { createRevokedSessions, type RevokedSessions } from './modules/auth/revoked-sessions.ts';
 import { createOptionStore, type OptionStore } from './modules/options/store.ts';
 import { createUserCache, type UserCache } from './modules/users/cache.ts';
 
@@ -20,6 +21,8 @@ export interface AppContext {
   bus: Bus;
   /** Users in memory (role, status, group, setting, quota), refreshed on bus `user:<id>`. */
   users: UserCache;
+  /** Session ids ended by logout (checked on every console request). */
+  sessions: RevokedSessions;
   redis?: Redis;
   /** Runs at shutdown, in reverse order of registration, before the databases close. */
   onClose(hook: () => Promise<void> | void): void;
@@ -46,6 +49,7 @@ export async function createContext(config: Config, log?: Logger): Promise<AppCo
   }
   const bus = createBus(redis && redisSub ? { pub: redis, sub: redisSub } : undefined);
   const options = await createOptionStore(db, bus);
+  const sessions = await createRevokedSessions(db, bus, config.syncFrequencySec);
   const hooks: Array<() => Promise<void> | void> = [];
   let closed = false;
   return {
@@ -56,6 +60,7 @@ export async function createContext(config: Config, log?: Logger): Promise<AppCo
     options,
     bus,
     users: createUserCache(db, bus, { ttlMs: config.syncFrequencySec * 1000 }),
+    sessions,
     redis,
     onClose: (hook) => hooks.push(hook),
     async close() {
@@ -68,6 +73,7 @@ export async function createContext(config: Config, log?: Logger): Promise<AppCo
           logger.error({ err }, 'shutdown hook failed');
         }
       }
+      sessions.stop();
       await bus.close();
       redis?.disconnect();
       redisSub?.disconnect();

@@ -1,28 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../src/modules/auth/password.ts';
 import { createAccount } from '../src/modules/users/service.ts';
-import { DATABASES } from './support/databases.ts';
+import { DATABASES, REDIS_URL, redisUp } from './support/databases.ts';
 import { startServer, type TestServer } from './support/server.ts';
-
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-async function redisUp(): Promise<boolean> {
-  const { Redis } = await import('ioredis');
-  const probe = new Redis(REDIS_URL, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  try {
-    await probe.connect();
-    return true;
-  } catch {
-    if (process.env.CI === 'true') throw new Error('Redis is required in CI');
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
 
 describe('ctx.users', () => {
   let server: TestServer;

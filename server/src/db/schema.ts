@@ -30,6 +30,8 @@ export interface UsersTable {
   setting: string;
   created_at: number;
   deleted_at: number | null;
+  /** Bumped by "log out everywhere"; part of every session's tag. */
+  session_version: Generated<number>;
 }
 
 export interface TokensTable {
@@ -204,6 +206,12 @@ export interface SetupsTable {
   initialized_at: number;
 }
 
+export interface RevokedSessionsTable {
+  sid: string;
+  /** Unix seconds when the session's cookie would have expired; the row can go then. */
+  expires_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   tokens: TokensTable;
@@ -217,4 +225,5 @@ export interface Database {
   top_ups: TopUpsTable;
   quota_data: QuotaDataTable;
   setups: SetupsTable;
+  revoked_sessions: RevokedSessionsTable;
 }

@@ -104,3 +104,24 @@ export const DATABASES: Array<TestDatabase & { available: boolean }> = [
   { ...postgres, available: pgUp },
   { ...mysql, available: myUp },
 ];
+
+/** The Redis the tests use, and whether it answers (required in CI). */
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export async function redisUp(): Promise<boolean> {
+  const { Redis } = await import('ioredis');
+  const probe = new Redis(REDIS_URL, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  try {
+    await probe.connect();
+    return true;
+  } catch {
+    if (process.env.CI === 'true') throw new Error('Redis is required in CI');
+    return false;
+  } finally {
+    probe.disconnect();
+  }
+}

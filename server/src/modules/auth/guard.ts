@@ -21,7 +21,9 @@ export const USER_ID_HEADER = 'new-api-user';
 export async function sessionUser(ctx: AppContext, req: FastifyRequest): Promise<UserSnapshot | undefined> {
   const session = readSession(req);
   const user = session ? await ctx.users.get(session.id) : undefined;
-  return user && session && user.session_tag === session.tag ? user : undefined;
+  return user && session && user.session_tag === session.tag && !ctx.sessions.has(session.sid)
+    ? user
+    : undefined;
 }
 
 /**
@@ -35,7 +37,8 @@ export async function authenticate(
   const session = readSession(req);
   if (session) {
     const user = await ctx.users.get(session.id);
-    if (user && user.session_tag === session.tag) return { user, via: 'session' };
+    if (user && user.session_tag === session.tag && !ctx.sessions.has(session.sid))
+      return { user, via: 'session' };
   }
   const token = tokenFromHeader(req.headers.authorization);
   if (token) {

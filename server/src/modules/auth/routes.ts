@@ -10,8 +10,9 @@ import { email as emailRule, password as passwordRule, username as usernameRule 
 import { createAccount } from '../users/service.ts';
 import { findForLogin, USERNAME_TAKEN, usernameTaken } from '../users/store.ts';
 import { EMAIL_CODE } from './email-routes.ts';
+import { requireUser } from './guard.ts';
 import { hashPassword, verifyPassword } from './password.ts';
-import { clearSession, setSession } from './session.ts';
+import { clearSession, readSession, setSession } from './session.ts';
 import { turnstileCheck } from './turnstile.ts';
 import { consumeCode } from './verification.ts';
 
@@ -55,7 +56,7 @@ export const authFeature: Feature = (app, ctx: AppContext) => {
       throw new ApiError('wrong username or password');
     }
     if (user.status !== UserStatus.Enabled) throw new ApiError('this user has been banned', 403);
-    setSession(reply, Number(user.id), sessionTagOf(user.password));
+    setSession(req, reply, Number(user.id), sessionTagOf(user));
     return ok({
       id: Number(user.id),
       username: user.username,
@@ -66,9 +67,25 @@ export const authFeature: Feature = (app, ctx: AppContext) => {
     });
   });
 
-  app.get('/user/logout', async (_req, reply) => {
-    clearSession(reply);
+  // Logout revokes this session on every instance, so a copied cookie stops working too.
+  app.get('/user/logout', async (req, reply) => {
+    const session = readSession(req);
+    if (session) await ctx.sessions.revoke(session.sid, session.expiresAt);
+    clearSession(req, reply);
     return ok();
+  });
+
+  // "Log out everywhere": a new session version ends every session of this user, this one included.
+  app.post('/user/logout_all', { preHandler: requireUser(ctx) }, async (req, reply) => {
+    const id = req.user!.id;
+    await ctx.db.db
+      .updateTable('users')
+      .set((eb) => ({ session_version: eb('session_version', '+', 1) }))
+      .where('id', '=', id)
+      .execute();
+    ctx.bus.publish(`user:${id}`);
+    clearSession(req, reply);
+    return ok(undefined, 'every session of this account has ended');
   });
 
   app.post('/user/register', { onRequest: critical, preHandler: botCheck }, async (req) => {

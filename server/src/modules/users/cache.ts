@@ -49,11 +49,15 @@ const COLUMNS = [
   'request_count',
   'deleted_at',
   'password',
+  'session_version',
 ] as const;
 
-/** A short digest of the password hash (the hash itself is not kept in memory). */
-export const sessionTagOf = (passwordHash: string) =>
-  createHash('sha256').update(passwordHash).digest('base64url').slice(0, 10);
+/**
+ * A short digest of the password hash and the session version (the hash itself is not kept in memory):
+ * a new password or "log out everywhere" changes it, which ends every session issued before.
+ */
+export const sessionTagOf = (user: { password: string; session_version: number }) =>
+  createHash('sha256').update(`${user.password}:${user.session_version}`).digest('base64url').slice(0, 10);
 
 export function createUserCache(
   handle: Db,
@@ -86,7 +90,7 @@ export function createUserCache(
       used_quota: Number(row.used_quota),
       request_count: Number(row.request_count),
       deleted: row.deleted_at !== null && row.deleted_at !== undefined,
-      session_tag: sessionTagOf(row.password),
+      session_tag: sessionTagOf(row),
     };
     if ((generation.get(id) ?? 0) === startedGen && epoch === startedEpoch) {
       if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as number);

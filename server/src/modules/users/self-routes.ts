@@ -95,7 +95,13 @@ export const selfFeature: Feature = (app, ctx: AppContext) => {
     await db.updateTable('users').set(set).where('id', '=', row.id).execute();
     changed(row.id);
     // The new password ends every other session; this one continues with a fresh cookie.
-    if (set.password && req.authVia === 'session') setSession(reply, row.id, sessionTagOf(set.password));
+    if (set.password && req.authVia === 'session')
+      setSession(
+        req,
+        reply,
+        row.id,
+        sessionTagOf({ password: set.password, session_version: row.session_version }),
+      );
     return ok(undefined, set.password ? 'password changed' : 'updated');
   });
 
@@ -107,7 +113,7 @@ export const selfFeature: Feature = (app, ctx: AppContext) => {
       .where('id', '=', req.user!.id)
       .execute();
     changed(req.user!.id);
-    clearSession(reply);
+    clearSession(req, reply);
     return ok(undefined, 'account deleted');
   });
 

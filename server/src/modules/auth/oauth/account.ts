@@ -93,7 +93,7 @@ export async function completeSignIn(
     row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   }
   if (row.status !== UserStatus.Enabled) throw new ApiError('this user has been banned', 403);
-  setSession(reply, Number(row.id), sessionTagOf(row.password));
+  setSession(req, reply, Number(row.id), sessionTagOf(row));
   return {
     message: '',
     data: {
