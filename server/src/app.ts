@@ -15,6 +15,7 @@ import { friendlyClientError } from './infra/client-error.ts';
 import { ApiError, fail } from './infra/envelope.ts';
 import { globalApiRateLimit, globalWebRateLimit } from './infra/rate-limit.ts';
 import { newRequestId, REQUEST_ID_HEADER } from './infra/request-id.ts';
+import { setSecurityHeaders } from './infra/security-headers.ts';
 import { FEATURES } from './modules/index.ts';
 import { createLane } from './relay/lane/lane.ts';
 import { RELAY_PREFIXES, registerRelay } from './relay/routes.ts';
@@ -57,6 +58,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     !path.startsWith('/api/') &&
     !RELAY_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`));
   app.addHook('onRequest', globalWebRateLimit(ctx, isConsolePage));
+  // The console's pages and API get the browser-hardening headers; relay replies (API clients) do not.
+  app.addHook('onRequest', (req, reply, done) => {
+    if (isConsolePage(req.url.split('?')[0]) || req.url.startsWith('/api')) setSecurityHeaders(req, reply);
+    done();
+  });
   await app.register(cookie, { secret: ctx.config.sessionSecret });
   await app.register(formbody);
 

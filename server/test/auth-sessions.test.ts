@@ -69,6 +69,22 @@ describe('sessions end for real', () => {
     expect((await stolen.get('/api/user/self')).status).toBe(401);
   });
 
+  it('marks the session cookie Secure when the request came over HTTPS through a trusted proxy', async () => {
+    await loginAs(server, { username: 'frank', password: 'password123' });
+    const login = (headers: Record<string, string>) =>
+      fetch(`${server.url}/api/user/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ username: 'frank', password: 'password123' }),
+      });
+    const https = (await login({ 'x-forwarded-proto': 'https' })).headers.getSetCookie()[0];
+    expect(https).toMatch(/; Secure/i);
+    expect(https).toMatch(/HttpOnly/i);
+    expect(https).toMatch(/SameSite=Strict/i);
+    const plain = (await login({})).headers.getSetCookie()[0];
+    expect(plain).not.toMatch(/; Secure/i);
+  });
+
   it('refuses cookies in the old format without a session id', async () => {
     const eve = await loginAs(server, { username: 'eve', password: 'password123' });
     const signed = decodeURIComponent(eve.cookie.slice('session='.length));
