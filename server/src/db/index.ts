@@ -12,6 +12,7 @@ import {
 import { type DialectName, dialectOf, parseMysqlDsn } from './dialect.ts';
 import * as m001 from './migrations/001_init.ts';
 import * as m002 from './migrations/002_sessions.ts';
+import * as m003 from './migrations/003_username_key.ts';
 import type { Database } from './schema.ts';
 
 export type { DialectName } from './dialect.ts';
@@ -28,6 +29,7 @@ export interface Db {
 const MIGRATIONS: Record<string, { up(db: Kysely<any>, dialect: DialectName): Promise<void> }> = {
   '001_init': m001,
   '002_sessions': m002,
+  '003_username_key': m003,
 };
 
 /** Opens the database a DSN names (empty: SQLite at sqlitePath) without migrating it. */

@@ -32,6 +32,8 @@ export interface UsersTable {
   deleted_at: number | null;
   /** Bumped by "log out everywhere"; part of every session's tag. */
   session_version: Generated<number>;
+  /** The username NFKC-normalised and lower-cased; unique (users/names.ts). */
+  username_key: string | null;
 }
 
 export interface TokensTable {

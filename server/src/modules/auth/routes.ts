@@ -5,6 +5,7 @@ import { ApiError, ok } from '../../infra/envelope.ts';
 import { criticalRateLimit, loginFailureLimiter } from '../../infra/rate-limit.ts';
 import type { Feature } from '../index.ts';
 import { sessionTagOf } from '../users/cache.ts';
+import { IMPERSONATION, impersonatesAdmin } from '../users/names.ts';
 import { parseBody } from '../users/parse.ts';
 import { email as emailRule, password as passwordRule, username as usernameRule } from '../users/rules.ts';
 import { createAccount } from '../users/service.ts';
@@ -116,6 +117,7 @@ export const authFeature: Feature = (app, ctx: AppContext) => {
         .executeTakeFirst();
       if (used) throw new ApiError('this e-mail address is already in use');
     }
+    if (await impersonatesAdmin(ctx.db.db, body.username)) throw new ApiError(IMPERSONATION);
     if (await usernameTaken(ctx.db.db, body.username)) throw new ApiError(USERNAME_TAKEN);
     await createAccount(
       ctx,

@@ -10,6 +10,7 @@ import { hashPassword } from '../auth/password.ts';
 import { groupNames } from '../groups/service.ts';
 import type { Feature } from '../index.ts';
 import { MANAGE_ACTIONS, manageUser } from './manage.ts';
+import { IMPERSONATION, impersonatesAdmin, usernameKey } from './names.ts';
 import { parseBody } from './parse.ts';
 import { displayName, group, password, username } from './rules.ts';
 import { createAccount } from './service.ts';
@@ -145,8 +146,18 @@ export const adminUsersFeature: Feature = (app, ctx: AppContext) => {
     const body = parseBody(UpdateBody, req.body);
     const actor = req.user!;
     const row = await target(actor.role, body.id);
-    const set: { username?: string; display_name?: string; password?: string; group?: string } = {};
-    if (body.username !== undefined && body.username !== row.username) set.username = body.username;
+    const set: {
+      username?: string;
+      username_key?: string;
+      display_name?: string;
+      password?: string;
+      group?: string;
+    } = {};
+    if (body.username !== undefined && body.username !== row.username) {
+      if (await impersonatesAdmin(ctx.db.db, body.username, row.id)) throw new ApiError(IMPERSONATION);
+      set.username = body.username;
+      set.username_key = usernameKey(body.username);
+    }
     if (body.display_name !== undefined)
       set.display_name = body.display_name || (body.username ?? row.username);
     if (body.password)

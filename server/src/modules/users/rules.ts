@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { hasHiddenCharacters } from './names.ts';
+
+const HIDDEN = 'must not contain control, invisible or text-direction characters';
 
 /** Field rules shared by registration, admin create/edit and self edit (spec 002 §5: server-side rules). */
 export const USERNAME_MAX = 12;
@@ -12,7 +15,8 @@ export const username = z
   .trim()
   .min(1, 'username and password are required')
   .max(USERNAME_MAX, `username must be at most ${USERNAME_MAX} characters`)
-  .refine((s) => !/\s/.test(s), 'username must not contain spaces');
+  .refine((s) => !/\s/.test(s), 'username must not contain spaces')
+  .refine((s) => !hasHiddenCharacters(s), `username ${HIDDEN}`);
 
 export const password = z
   .string({ error: 'password must be a string' })
@@ -23,7 +27,8 @@ export const password = z
 export const displayName = z
   .string({ error: 'display_name must be a string' })
   .trim()
-  .max(DISPLAY_NAME_MAX, `display_name must be at most ${DISPLAY_NAME_MAX} characters`);
+  .max(DISPLAY_NAME_MAX, `display_name must be at most ${DISPLAY_NAME_MAX} characters`)
+  .refine((s) => !hasHiddenCharacters(s), `display_name ${HIDDEN}`);
 
 export const email = z
   .string({ error: 'email must be a string' })

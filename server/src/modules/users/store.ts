@@ -3,6 +3,7 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import type { Database, UsersTable } from '../../db/schema.ts';
 import { ApiError } from '../../infra/envelope.ts';
 import { freshAffCode } from './aff-code.ts';
+import { IMPERSONATION, impersonatesAdmin, usernameKey } from './names.ts';
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -30,12 +31,14 @@ export const USERNAME_TAKEN = 'username already exists or belongs to a deleted a
  * any row, deleted ones included, is a 400. Works inside a transaction (pass the transaction as `db`).
  */
 export async function insertUser(db: Kysely<Database>, u: NewUser): Promise<number> {
+  if (await impersonatesAdmin(db, u.username)) throw new ApiError(IMPERSONATION);
   const aff_code = await freshAffCode(db);
   try {
     const res = await db
       .insertInto('users')
       .values({
         username: u.username,
+        username_key: usernameKey(u.username),
         password: u.passwordHash,
         display_name: u.display_name || u.username,
         role: u.role ?? 1,
@@ -76,7 +79,12 @@ export async function insertUser(db: Kysely<Database>, u: NewUser): Promise<numb
 }
 
 export async function usernameTaken(db: Kysely<Database>, username: string): Promise<boolean> {
-  return !!(await db.selectFrom('users').select('id').where('username', '=', username).executeTakeFirst());
+  const row = await db
+    .selectFrom('users')
+    .select('id')
+    .where('username_key', '=', usernameKey(username))
+    .executeTakeFirst();
+  return !!row || (await impersonatesAdmin(db, username));
 }
 
 /** A live (not deleted) user by username or e-mail, for password login. */
