@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Role } from '@modelgate/shared';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ALLOW_PRIVATE_OPTION, isPrivateAddress } from '../src/infra/ssrf.ts';
+import { ALLOW_LINK_LOCAL_OPTION, ALLOW_PRIVATE_OPTION, isPrivateAddress } from '../src/infra/ssrf.ts';
 import { disableChannel, enableChannel } from '../src/modules/channels/health.ts';
 import { type ConsoleClient, loginAs } from './support/console-client.ts';
 import { fixtureText } from './support/fixtures.ts';
@@ -174,21 +174,42 @@ describe('channel health, tests, balances and upstream model lists', () => {
         expect(isPrivateAddress(ip), ip).toBe(false);
     });
 
-    it('refuses private targets for fetch_models unless the option allows them', async () => {
+    it('lets fetch_models reach a loopback channel but refuses link-local and metadata addresses', async () => {
+      // A channel's base URL is the administrator's: local model servers are common, so loopback works even
+      // with private targets off for user URLs.
       await server.ctx.options.set(ALLOW_PRIVATE_OPTION, 'false');
+      const local = await admin.post('/api/channel/fetch_models', {
+        type: 1,
+        base_url: upstream.url,
+        key: 'good-key',
+      });
+      expect(local.success, local.message).toBe(true);
+      upstream.seen.length = 0;
       for (const base of [
-        upstream.url,
-        'http://10.0.0.1',
         'http://169.254.169.254',
-        'http://[::1]:8080',
-        'http://localhost:9',
-        'http://192.168.1.1',
+        'http://[fe80::1]:8080',
+        'http://[fd00:ec2::254]',
+        'http://100.100.100.200',
+        'http://[::ffff:a9fe:a9fe]',
       ]) {
         const r = await admin.post('/api/channel/fetch_models', { type: 1, base_url: base, key: 'good-key' });
         expect(r.status, base).toBe(400);
-        expect(r.message, base).toMatch(/refused .*private/);
+        expect(r.message, base).toMatch(/refused .*link-local or cloud metadata/);
       }
-      const id = await channel('good-key');
+      // Saving such a channel is refused too, unless root allows link-local targets; a channel saved while
+      // it was allowed is refused again once the option is off.
+      const saved = await admin.post('/api/channel/', {
+        type: 1,
+        name: 'metadata',
+        key: 'good-key',
+        base_url: 'http://169.254.169.254',
+        models: 'gpt-4o',
+      });
+      expect(saved.status).toBe(400);
+      expect(saved.message).toMatch(/link-local or cloud metadata/);
+      await server.ctx.options.set(ALLOW_LINK_LOCAL_OPTION, 'true');
+      const id = await channel('good-key', { base_url: 'http://169.254.169.254' });
+      await server.ctx.options.set(ALLOW_LINK_LOCAL_OPTION, 'false');
       const byId = await admin.get(`/api/channel/fetch_models/${id}`);
       expect(byId.status).toBe(400);
       expect(byId.message).toMatch(/refused/);

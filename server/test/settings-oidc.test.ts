@@ -42,13 +42,16 @@ describe('POST /api/option/oidc_discovery', () => {
     await server?.close();
   });
 
-  it('refuses a private address unless the admin allows private targets', async () => {
-    const res = await admin.post('/api/option/oidc_discovery', {
-      well_known: `${idpUrl}/.well-known/openid-configuration`,
-    });
-    expect(res.status).toBe(400);
-    expect(res.success).toBe(false);
-    expect(res.message).toMatch(/private|not allowed|refuse/i);
+  it('refuses link-local and cloud metadata addresses (a company identity provider may be private)', async () => {
+    for (const well_known of [
+      'http://169.254.169.254/.well-known/openid-configuration',
+      'http://[fe80::1]/.well-known/openid-configuration',
+      'http://[::ffff:169.254.169.254]/.well-known/openid-configuration',
+    ]) {
+      const res = await admin.post('/api/option/oidc_discovery', { well_known });
+      expect(res.status, well_known).toBe(400);
+      expect(res.message, well_known).toMatch(/link-local or cloud metadata/);
+    }
   });
 
   it('reads the three endpoints from the well-known document', async () => {

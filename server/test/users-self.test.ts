@@ -132,7 +132,7 @@ for (const engine of DATABASES) {
       const good = {
         notify_type: 'webhook',
         quota_warning_threshold: 100000,
-        webhook_url: 'https://hooks.example.com/x',
+        webhook_url: 'https://203.0.113.10/x',
         webhook_secret: 'hook-secret',
         notification_email: '',
         accept_unset_model_ratio_model: true,

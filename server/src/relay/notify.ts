@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { renderQuota } from '@modelgate/shared';
 import type { AppContext } from '../context.ts';
-import { ALLOW_PRIVATE_OPTION, guardedFetch } from '../infra/ssrf.ts';
+import { guardedFetch, userUrlPolicy } from '../infra/ssrf.ts';
 import type { UserEntry } from './cache/users.ts';
 
 const LIMIT_COUNT = 2;
@@ -45,7 +45,7 @@ export function createNotifier(ctx: AppContext): Notifier {
       headers,
       body,
       timeoutMs: 5000,
-      allowPrivate: ctx.options.bool(ALLOW_PRIVATE_OPTION),
+      policy: userUrlPolicy(ctx.options),
     });
     if (!res.ok) throw new Error(`webhook answered ${res.status}`);
   }

@@ -1,5 +1,6 @@
 import { Agent, type Dispatcher, errors, type FormData } from 'undici';
 import type { AppContext } from '../context.ts';
+import { ALLOW_LINK_LOCAL_OPTION, adminUrlPolicy, guardedLookup, literalRefusal } from '../infra/ssrf.ts';
 import type { CallAbort } from './call-abort.ts';
 import { RelayError } from './errors.ts';
 import { createProxyDispatchers } from './upstream-proxy.ts';
@@ -21,7 +22,28 @@ export interface UpstreamRequest {
  * enforced by the caller's signal.
  */
 export function createUpstream(ctx: AppContext) {
-  const agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 512 });
+  // Channel base URLs are the administrator's: private and loopback hosts are fine, link-local and cloud
+  // metadata addresses are refused (infra/ssrf.ts). Names are checked at connect time, once per connection;
+  // address literals once per origin, remembered until the option changes.
+  const policy = () => adminUrlPolicy(ctx.options);
+  const agent = new Agent({
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 600_000,
+    connections: 512,
+    connect: { lookup: guardedLookup(policy) },
+  });
+  const literalRefused = new Map<string, boolean>();
+  ctx.options.onChange((key) => {
+    if (key === ALLOW_LINK_LOCAL_OPTION) literalRefused.clear();
+  });
+  const refusedOrigin = (origin: string) => {
+    let refused = literalRefused.get(origin);
+    if (refused === undefined) {
+      refused = literalRefusal(origin, policy()) !== undefined;
+      literalRefused.set(origin, refused);
+    }
+    return refused;
+  };
   const proxies = createProxyDispatchers();
   ctx.onClose(() => Promise.all([agent.close(), proxies.close()]).then(() => undefined));
   const relayMs = ctx.config.relayTimeoutSec * 1000;
@@ -49,8 +71,10 @@ export function createUpstream(ctx: AppContext) {
       try {
         // The dispatcher directly, with the URL split by hand: undici's top-level request() parses it as a URL.
         const cut = req.url.indexOf('/', req.url.indexOf('//') + 2);
+        const origin = cut < 0 ? req.url : req.url.slice(0, cut);
+        if (dispatcher === agent && refusedOrigin(origin)) throw LINK_LOCAL_REFUSED;
         return await dispatcher.request({
-          origin: cut < 0 ? req.url : req.url.slice(0, cut),
+          origin,
           path: cut < 0 ? '/' : req.url.slice(cut),
           method: 'POST',
           headers: req.headers,
@@ -69,10 +93,20 @@ export function createUpstream(ctx: AppContext) {
 
 export type Upstream = ReturnType<typeof createUpstream>;
 
+const LINK_LOCAL_REFUSED = new RelayError(
+  502,
+  `the channel's address is a link-local or cloud metadata address; root can allow it with the option ${ALLOW_LINK_LOCAL_OPTION}`,
+  'upstream_error',
+  'upstream_address_refused',
+  null,
+  false,
+);
+
 /** A failed connection or timeout as a relay error (never showing the upstream address). */
 export function networkError(err: unknown): RelayError {
   if (err instanceof RelayError) return err;
-  const e = err as Error & { code?: string };
+  const e = err as Error & { code?: string; cause?: { code?: string } };
+  if (e?.code === 'ESSRF' || e?.cause?.code === 'ESSRF') return LINK_LOCAL_REFUSED;
   if (
     e instanceof errors.HeadersTimeoutError ||
     e instanceof errors.BodyTimeoutError ||

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Database } from '../../db/index.ts';
 import { ApiError } from '../../infra/envelope.ts';
+import { adminUrlPolicy, literalRefusal } from '../../infra/ssrf.ts';
 import { deleteAbilities, rebuildAllAbilities, setAbilitiesEnabled, writeAbilities } from './abilities.ts';
 import { checkKeyFormat, splitBatchKeys } from './keys.ts';
 import type { ChannelCreateInput, ChannelUpdateInput } from './schema.ts';
@@ -68,6 +69,7 @@ export async function createChannels(ctx: AppContext, input: ChannelCreateInput)
   for (const k of keys) checkKeyFormat(input.type, k);
   const other = input.other ?? (input.type === 18 ? 'v2.1' : '');
   checkVertex(input.type, other);
+  checkBaseUrl(ctx, input.base_url);
   const groups = input.groups ?? input.group ?? [];
   const base: Omit<ChannelRow, 'id' | 'key'> = {
     type: input.type,
@@ -107,8 +109,15 @@ export async function createChannels(ctx: AppContext, input: ChannelCreateInput)
   });
 }
 
+/** A base URL that is a link-local or metadata address literal is refused when saved, not at request time. */
+function checkBaseUrl(ctx: AppContext, url: string | undefined): void {
+  const refused = url ? literalRefusal(url, adminUrlPolicy(ctx.options)) : undefined;
+  if (refused) throw new ApiError(refused);
+}
+
 /** Full or partial update; a blank key keeps the stored one. */
 export async function updateChannel(ctx: AppContext, input: ChannelUpdateInput) {
+  checkBaseUrl(ctx, input.base_url);
   return change(ctx, async (db) => {
     const row = await mustGet(db, input.id);
     const set: Partial<ChannelRow> = {};

@@ -1,6 +1,6 @@
 import { channelTypeInfo } from '@modelgate/shared';
 import type { AppContext } from '../../context.ts';
-import { ALLOW_PRIVATE_OPTION, guardedFetch } from '../../infra/ssrf.ts';
+import { adminUrlPolicy, guardedFetch } from '../../infra/ssrf.ts';
 import { scrub } from '../../relay/errors.ts';
 import type { UpstreamFailure } from './health.ts';
 
@@ -64,7 +64,7 @@ export async function callUpstream(
   },
 ): Promise<UpstreamReply> {
   const res = await guardedFetch(url, {
-    allowPrivate: ctx.options.bool(ALLOW_PRIVATE_OPTION),
+    policy: adminUrlPolicy(ctx.options),
     method: init.method ?? 'GET',
     headers: {
       accept: 'application/json',

@@ -175,6 +175,8 @@ export const OPTIONS: Record<string, OptionDef> = {
   AutomaticDisableKeywords: t(''),
   // Lets server-side fetches (upstream model lists, balances, tests) reach private and loopback addresses
   'fetch_setting.allow_private_ip': b(false),
+  // Lets channel and OAuth fetches reach link-local and cloud metadata addresses (169.254.169.254 and the like)
+  'fetch_setting.allow_link_local': b(false),
   // Pricing
   ModelRatio: ratioMap('{}'),
   CompletionRatio: ratioMap('{}'),

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { ApiError, ok } from '../../infra/envelope.ts';
-import { ALLOW_PRIVATE_OPTION, guardedFetch } from '../../infra/ssrf.ts';
+import { adminUrlPolicy, guardedFetch } from '../../infra/ssrf.ts';
 import { parseOr400 } from '../../infra/validate.ts';
 import { requireAdmin } from '../auth/guard.ts';
 
@@ -24,7 +24,7 @@ export default function settingsFeature(app: FastifyInstance, ctx: AppContext) {
     let doc: Record<string, unknown>;
     try {
       const res = await guardedFetch(well_known, {
-        allowPrivate: ctx.options.bool(ALLOW_PRIVATE_OPTION),
+        policy: adminUrlPolicy(ctx.options),
         timeoutMs: 10_000,
         headers: { accept: 'application/json' },
       });

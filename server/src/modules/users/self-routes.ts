@@ -2,6 +2,7 @@ import { Role, UserStatus } from '@modelgate/shared';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { ApiError, ok } from '../../infra/envelope.ts';
+import { assertFetchableUrl, userUrlPolicy } from '../../infra/ssrf.ts';
 import { describeQuota, transferAffiliate } from '../../ledger/credit.ts';
 import { issueAccessToken } from '../auth/access-token.ts';
 import { requireUser } from '../auth/guard.ts';
@@ -145,6 +146,8 @@ export const selfFeature: Feature = (app, ctx: AppContext) => {
     if (body.notify_type === 'webhook' && !body.webhook_url) throw new ApiError('enter the webhook address');
     if (body.webhook_url && !isHttpsUrl(body.webhook_url))
       throw new ApiError('the webhook address must be an https:// URL');
+    // The gateway will call this address: refuse internal targets now, not only when a warning is sent.
+    if (body.webhook_url) await assertFetchableUrl(body.webhook_url, userUrlPolicy(ctx.options));
     if (body.notification_email && !z.email().safeParse(body.notification_email).success)
       throw new ApiError('invalid notification e-mail address');
     const row = await load(req.user!.id);

@@ -1,6 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../../../context.ts';
 import { ApiError } from '../../../infra/envelope.ts';
+import { adminUrlPolicy, type GuardedFetchOptions, guardedFetch } from '../../../infra/ssrf.ts';
 import { serverAddress } from '../../options/server-address.ts';
 
 /** What a provider tells us about the person signing in. */
@@ -19,11 +20,18 @@ export const oauthEndpoints = {
   linuxdoUser: 'https://connect.linux.do/api/user',
 };
 
-async function call(name: string, url: string, init: RequestInit): Promise<any> {
-  let res: Response;
+/** One call to a sign-in provider, through the SSRF guard (administrator-set endpoints: see infra/ssrf.ts). */
+async function call(
+  ctx: AppContext,
+  name: string,
+  url: string,
+  init: Omit<GuardedFetchOptions, 'policy'>,
+): Promise<any> {
+  let res: Awaited<ReturnType<typeof guardedFetch>>;
   try {
-    res = await fetch(url, { ...init, signal: AbortSignal.timeout(10_000) });
-  } catch {
+    res = await guardedFetch(url, { ...init, policy: adminUrlPolicy(ctx.options), timeoutMs: 10_000 });
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 400) throw err;
     throw new ApiError(`could not reach ${name}; try again later`, 502);
   }
   const text = await res.text();
@@ -44,7 +52,7 @@ const bearer = (token: string) => ({ Authorization: `Bearer ${token}`, Accept: '
 
 export async function githubIdentity(ctx: AppContext, code: string): Promise<ExternalIdentity> {
   const o = ctx.options;
-  const token = await call('GitHub', oauthEndpoints.githubToken, {
+  const token = await call(ctx, 'GitHub', oauthEndpoints.githubToken, {
     method: 'POST',
     headers: { 'content-type': 'application/json', Accept: 'application/json' },
     body: JSON.stringify({
@@ -54,7 +62,7 @@ export async function githubIdentity(ctx: AppContext, code: string): Promise<Ext
     }),
   });
   if (!token.access_token) throw new ApiError('GitHub refused the sign-in: no access token');
-  const user = await call('GitHub', oauthEndpoints.githubUser, { headers: bearer(token.access_token) });
+  const user = await call(ctx, 'GitHub', oauthEndpoints.githubUser, { headers: bearer(token.access_token) });
   if (user.id === undefined || user.id === null) throw new ApiError('GitHub did not return a user id', 502);
   return {
     id: String(user.id),
@@ -67,7 +75,7 @@ export async function githubIdentity(ctx: AppContext, code: string): Promise<Ext
 export async function oidcIdentity(ctx: AppContext, code: string): Promise<ExternalIdentity> {
   const o = ctx.options;
   const redirect = `${serverAddress(o, 'OIDC sign-in')}/oauth/oidc`;
-  const token = await call('the OIDC provider', o.get('oidc.token_endpoint'), {
+  const token = await call(ctx, 'the OIDC provider', o.get('oidc.token_endpoint'), {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
     body: new URLSearchParams({
@@ -79,7 +87,7 @@ export async function oidcIdentity(ctx: AppContext, code: string): Promise<Exter
     }),
   });
   if (!token.access_token) throw new ApiError('the OIDC provider refused the sign-in: no access token');
-  const info = await call('the OIDC provider', o.get('oidc.user_info_endpoint'), {
+  const info = await call(ctx, 'the OIDC provider', o.get('oidc.user_info_endpoint'), {
     headers: bearer(token.access_token),
   });
   if (!info.sub) throw new ApiError('the OIDC provider did not return a subject (sub)', 502);
@@ -98,7 +106,7 @@ export async function linuxdoIdentity(
 ): Promise<ExternalIdentity> {
   const o = ctx.options;
   const basic = Buffer.from(`${o.get('LinuxDOClientId')}:${o.get('LinuxDOClientSecret')}`).toString('base64');
-  const token = await call('Linux DO', oauthEndpoints.linuxdoToken, {
+  const token = await call(ctx, 'Linux DO', oauthEndpoints.linuxdoToken, {
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
@@ -108,7 +116,9 @@ export async function linuxdoIdentity(
     body: new URLSearchParams({ code, grant_type: 'authorization_code', redirect_uri: redirectUri }),
   });
   if (!token.access_token) throw new ApiError('Linux DO refused the sign-in: no access token');
-  const user = await call('Linux DO', oauthEndpoints.linuxdoUser, { headers: bearer(token.access_token) });
+  const user = await call(ctx, 'Linux DO', oauthEndpoints.linuxdoUser, {
+    headers: bearer(token.access_token),
+  });
   if (user.id === undefined || user.id === null) throw new ApiError('Linux DO did not return a user id', 502);
   return { id: String(user.id), username: user.username, displayName: user.name || user.username };
 }
@@ -117,9 +127,14 @@ export async function linuxdoIdentity(
 export async function wechatIdentity(ctx: AppContext, code: string): Promise<ExternalIdentity> {
   const o = ctx.options;
   const base = o.get('WeChatServerAddress').replace(/\/+$/, '');
-  const body = await call('the WeChat server', `${base}/api/wechat/user?code=${encodeURIComponent(code)}`, {
-    headers: { Authorization: o.get('WeChatServerToken'), Accept: 'application/json' },
-  });
+  const body = await call(
+    ctx,
+    'the WeChat server',
+    `${base}/api/wechat/user?code=${encodeURIComponent(code)}`,
+    {
+      headers: { Authorization: o.get('WeChatServerToken'), Accept: 'application/json' },
+    },
+  );
   if (body.success === false) throw new ApiError(body.message || 'the WeChat code is wrong or has expired');
   if (!body.data) throw new ApiError('the WeChat code is wrong or has expired');
   return { id: String(body.data), displayName: 'WeChat User' };
