@@ -21,6 +21,8 @@ export interface Config {
   globalWebRateLimit: { enabled: boolean; count: number; durationSec: number };
   criticalRateLimit: { count: number; durationSec: number };
   maxRequestBodyMb: number;
+  /** Seconds a shutdown waits for requests in flight before it aborts their upstream calls. */
+  shutdownTimeoutSec: number;
   /** Proxies whose X-Forwarded-For is believed (addresses, CIDRs, or loopback/linklocal/uniquelocal). */
   trustedProxies: string[];
   logLevel: string;
@@ -79,6 +81,7 @@ export function loadConfig(env: Env = process.env): Config {
       durationSec: int(env, 'CRITICAL_RATE_LIMIT_DURATION', 1200),
     },
     maxRequestBodyMb: int(env, 'MAX_REQUEST_BODY_MB', 32),
+    shutdownTimeoutSec: int(env, 'SHUTDOWN_TIMEOUT', 25),
     trustedProxies: (env.TRUSTED_PROXIES ?? 'loopback')
       .split(',')
       .map((p) => p.trim())

@@ -33,6 +33,10 @@ export function createProxyDispatchers() {
       }
       return d;
     },
+    async destroy(err: Error): Promise<void> {
+      await Promise.all([...byUrl.values()].map((d) => d.destroy(err)));
+      byUrl.clear();
+    },
     async close(): Promise<void> {
       await Promise.all([...byUrl.values()].map((d) => d.close()));
       byUrl.clear();

@@ -51,6 +51,14 @@ export function createUpstream(ctx: AppContext) {
 
   return {
     agent,
+    /**
+     * Ends every upstream call in flight (shutdown's deadline): each fails as an upstream error, so its hold is
+     * released or its stream billed for what was sent, and its request finishes.
+     */
+    async abortAll(): Promise<void> {
+      const err = new Error('the gateway is shutting down');
+      await Promise.all([agent.destroy(err), proxies.destroy(err)]);
+    },
     /** Sends one request; network failures and timeouts become retryable 502/504 relay errors. */
     async send(req: UpstreamRequest): Promise<Dispatcher.ResponseData> {
       let dispatcher: Dispatcher = agent;
