@@ -15,10 +15,12 @@ import { autoDisable, mapStatus, pickChannel, shouldDisable, shouldRetry } from 
 import { settle } from './settle.ts';
 import type { RelayState } from './state.ts';
 import { streamAttempt } from './stream/attempt.ts';
+import { networkError, type Upstream } from './upstream.ts';
 
 export type { RelayInput } from './input.ts';
 
 const now = () => performance.now();
+const CLIENT_GONE = new DOMException('the client closed the request', 'AbortError');
 
 /**
  * One relay request after authentication: model limits -> price -> hold -> attempts over channels
@@ -191,6 +193,11 @@ async function attemptOn(
     relayMs > 0
       ? setTimeout(() => controller.abort(new DOMException('relay timeout', 'TimeoutError')), relayMs)
       : undefined;
+  // A client that leaves before its answer is written: stop waiting for the upstream, so the hold goes at once.
+  const onClientGone = () => {
+    if (!reply.raw.headersSent) controller.abort(CLIENT_GONE);
+  };
+  reply.raw.once('close', onClientGone);
   try {
     const res = await state.upstream.send({
       url: adapter.url(ch, call),
@@ -217,7 +224,7 @@ async function attemptOn(
       const prompt = call.model.startsWith('tts') ? chars : await countText(call.model, input.info.inputText);
       return { usage: { promptTokens: prompt, completionTokens: 0, cachedTokens: 0 }, firstAt: 0 };
     }
-    const text = await res.body.text();
+    const text = await readAnswer(res);
     const contentType = String(res.headers['content-type'] ?? 'application/json');
     let json: any = null;
     try {
@@ -239,7 +246,30 @@ async function attemptOn(
     const usage = await usageOf(input, call, json, outgoing);
     reply.code(200).header('content-type', contentType).send(text);
     return { usage, firstAt: 0 };
+  } catch (err) {
+    if (controller.reason === CLIENT_GONE)
+      throw new RelayError(499, 'the client closed the request', 'invalid_request_error', 'client_closed');
+    throw err;
   } finally {
     if (timer) clearTimeout(timer);
+    reply.raw.off('close', onClientGone);
+  }
+}
+
+/** A non-stream answer's body. A connection lost while reading it is a retryable 502 (504 on a timeout). */
+async function readAnswer(res: Awaited<ReturnType<Upstream['send']>>): Promise<string> {
+  try {
+    return await res.body.text();
+  } catch (err) {
+    const e = networkError(err);
+    if (e.status !== 502) throw e;
+    throw new RelayError(
+      502,
+      'the upstream connection broke before its answer was complete',
+      'upstream_error',
+      'upstream_body_incomplete',
+      null,
+      false,
+    );
   }
 }
