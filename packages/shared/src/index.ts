@@ -1,4 +1,5 @@
 export * from './channel-types.ts';
 export * from './quota.ts';
 export * from './roles.ts';
+export * from './root-only-options.ts';
 export * from './statuses.ts';

@@ -1,11 +1,11 @@
-import { isRoot } from '@modelgate/shared';
+import { isRoot, isRootOnlyOption } from '@modelgate/shared';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { ApiError, ok } from '../../infra/envelope.ts';
 import { requireAdmin } from '../auth/guard.ts';
 import type { Feature } from '../index.ts';
 import { parseBody } from '../users/parse.ts';
-import { optionDef, ROOT_ONLY_OPTIONS } from './registry.ts';
+import { optionDef } from './registry.ts';
 import { prerequisiteProblem } from './rules.ts';
 import { normaliseOption } from './store.ts';
 
@@ -16,7 +16,7 @@ const PutBody = z.object({
 
 /**
  * `GET /api/option/` and `PUT /api/option/` (spec 000 §7, 001 §7): admin only; secrets are never sent back.
- * Options in ROOT_ONLY_OPTIONS are listed with `root_only: true` and only root may write them.
+ * Root-only options (@modelgate/shared isRootOnlyOption) are listed with `root_only: true` and only root may write them.
  */
 export const optionsFeature: Feature = (app, ctx: AppContext) => {
   const admin = requireAdmin(ctx);
@@ -27,7 +27,7 @@ export const optionsFeature: Feature = (app, ctx: AppContext) => {
       .filter((key) => !optionDef(key)?.secret)
       .sort()
       .map((key) =>
-        ROOT_ONLY_OPTIONS.has(key) ? { key, value: all[key], root_only: true } : { key, value: all[key] },
+        isRootOnlyOption(key) ? { key, value: all[key], root_only: true } : { key, value: all[key] },
       );
     return ok(data);
   });
@@ -36,7 +36,7 @@ export const optionsFeature: Feature = (app, ctx: AppContext) => {
     const body = parseBody(PutBody, req.body);
     const def = optionDef(body.key);
     if (!def) throw new ApiError(`unknown option: ${body.key}`);
-    if (ROOT_ONLY_OPTIONS.has(body.key) && !isRoot(req.user?.role))
+    if (isRootOnlyOption(body.key) && !isRoot(req.user?.role))
       throw new ApiError(`only the root user may change ${body.key}`, 403);
     if (def.secret && String(body.value).trim() === '')
       return ok(undefined, 'a blank secret is left unchanged');
