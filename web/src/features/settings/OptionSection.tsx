@@ -1,8 +1,25 @@
-import { Button, Card, Col, Form, Input, InputNumber, Row, Select, Space, Switch } from 'antd';
+import { LockOutlined } from '@ant-design/icons';
+import { isRootOnlyOption } from '@modelgate/shared';
+import {
+  Button,
+  Card,
+  Col,
+  ConfigProvider,
+  Form,
+  Input,
+  InputNumber,
+  Row,
+  Select,
+  Space,
+  Switch,
+  Tag,
+  Tooltip,
+} from 'antd';
 import { type ReactNode, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { feedback } from '../../shared/feedback.tsx';
 import { JsonTextArea, jsonRule } from '../../shared/JsonTextArea.tsx';
+import { useSession } from '../../shared/session.ts';
 import { type OptionMap, useSaveOptions } from './api.ts';
 import { changedOptions, type FieldDef, labelKey, toFormValue } from './fields.ts';
 
@@ -44,6 +61,10 @@ export function OptionSection({
   const { t } = useTranslation();
   const [form] = Form.useForm();
   const { save, saving } = useSaveOptions();
+  // Options only root may change are shown read-only to other admins (the server refuses them too).
+  const { isRoot } = useSession();
+  const locked = (key: string) => !isRoot && isRootOnlyOption(key);
+  const anyLocked = fields.some((f) => locked(f.key));
   const initial = useMemo(
     () => Object.fromEntries(fields.map((f) => [f.key, toFormValue(f, options[f.key])])),
     [fields, options],
@@ -67,20 +88,45 @@ export function OptionSection({
   };
 
   return (
-    <Card title={t(title)} size="small" style={{ marginBottom: 16 }}>
+    <Card
+      title={t(title)}
+      size="small"
+      style={{ marginBottom: 16 }}
+      extra={
+        anyLocked && (
+          <Tooltip title={t('settings.rootOnlyNote')}>
+            <Tag icon={<LockOutlined />} data-testid="root-only-note" style={{ marginInlineEnd: 0 }}>
+              {t('settings.rootOnlyTag')}
+            </Tag>
+          </Tooltip>
+        )
+      }
+    >
       {intro}
       <Form form={form} layout="vertical" initialValues={initial} key={JSON.stringify(initial)}>
         <Row gutter={16}>
           {fields.map((field) => (
             <Col key={field.key} xs={24} md={defaultSpan(field)}>
-              <FieldItem field={field} form={form} />
+              {locked(field.key) ? (
+                <ConfigProvider componentDisabled>
+                  <FieldItem field={field} form={form} disabled />
+                </ConfigProvider>
+              ) : (
+                <FieldItem field={field} form={form} disabled={false} />
+              )}
             </Col>
           ))}
         </Row>
         {children?.(form)}
       </Form>
       <Space wrap>
-        <Button type="primary" onClick={onSave} loading={saving} data-testid={`save-${title}`}>
+        <Button
+          type="primary"
+          onClick={onSave}
+          loading={saving}
+          disabled={fields.every((f) => locked(f.key))}
+          data-testid={`save-${title}`}
+        >
           {t('settings.saveSection', { name: t(title) })}
         </Button>
         {actions}
@@ -89,7 +135,15 @@ export function OptionSection({
   );
 }
 
-function FieldItem({ field, form }: { field: FieldDef; form: ReturnType<typeof Form.useForm>[0] }) {
+function FieldItem({
+  field,
+  form,
+  disabled,
+}: {
+  field: FieldDef;
+  form: ReturnType<typeof Form.useForm>[0];
+  disabled: boolean;
+}) {
   const { t } = useTranslation();
   const label = t(labelKey(field));
   const extra = field.help ? t(field.help) : undefined;
@@ -104,7 +158,7 @@ function FieldItem({ field, form }: { field: FieldDef; form: ReturnType<typeof F
         ]
       : []),
   ];
-  const common = { name: field.key, label, extra, rules };
+  const common = { name: field.key, label, extra, rules: disabled ? [] : rules };
   switch (field.kind) {
     case 'switch':
       return (

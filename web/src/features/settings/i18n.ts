@@ -11,6 +11,9 @@ export default {
       },
       saveSection: '保存{{name}}',
       secretPlaceholder: '已隐藏，留空表示不修改',
+      rootOnlyTag: '仅 root 可修改',
+      rootOnlyNote:
+        '灰色的选项涉及登录、邮件、链接、支付、第三方登录或服务器请求策略，只有超级管理员（root）可以修改。',
       version: '当前版本',
       startTime: '启动时间',
       section: {
@@ -264,6 +267,9 @@ export default {
       },
       saveSection: 'Save {{name}}',
       secretPlaceholder: 'Hidden; leave blank to keep it',
+      rootOnlyTag: 'Root only',
+      rootOnlyNote:
+        "Greyed-out options control sign-in, mail, links, payments, third-party login or the server's fetch policy; only the root user can change them.",
       version: 'Version',
       startTime: 'Started at',
       section: {
