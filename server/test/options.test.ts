@@ -1,4 +1,4 @@
-import { isRootOnlyOption, Role } from '@modelgate/shared';
+import { isRootOnlyOption, ROOT_ONLY_OPTION_KEYS, Role } from '@modelgate/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPTIONS } from '../src/modules/options/registry.ts';
 import { type ConsoleClient, loginAs } from './support/console-client.ts';

@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,16 +7,9 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleClient } from './support/console-client.ts';
 import { type MockUpstream, startMockUpstream } from './support/mock-upstream.ts';
+import { freePort, waitForGateway } from './support/spawned.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 /**
  * `npm start` as an operator runs it: the server bundled by esbuild and run with plain node and the production
@@ -48,16 +40,7 @@ describe('production start (npm start)', () => {
     });
     proc.stdout?.on('data', (d) => (output += d));
     proc.stderr?.on('data', (d) => (output += d));
-    for (let i = 0; i < 120; i++) {
-      const up = await fetch(`${url}/api/status`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (up) return;
-      if (proc.exitCode !== null) break;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    throw new Error(`the server did not start:\n${output}`);
+    await waitForGateway(url, proc, () => output);
   }, 60_000);
   afterAll(async () => {
     if (proc && proc.exitCode === null) proc.kill('SIGKILL');

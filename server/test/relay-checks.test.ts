@@ -1,8 +1,8 @@
 import { Role } from '@modelgate/shared';
-import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConsoleClient, loginAs } from './support/console-client.ts';
+import { REDIS_URL, redisUp as redisAvailable } from './support/databases.ts';
 import { type MockUpstream, startMockUpstream } from './support/mock-upstream.ts';
 import { flushLedger, seedChannel, seedToken, seedUser } from './support/relay-seed.ts';
 import { startServer, type TestServer } from './support/server.ts';
@@ -171,20 +171,7 @@ describe('relay: settings that refuse requests', () => {
   });
 });
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const redisUp = await (async () => {
-  const r = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000 });
-  try {
-    await r.connect();
-    await r.ping();
-    return true;
-  } catch {
-    if (process.env.CI === 'true') throw new Error('Redis is required in CI');
-    return false;
-  } finally {
-    r.disconnect();
-  }
-})();
+const redisUp = await redisAvailable();
 
 describe.skipIf(!redisUp)('relay: model request limits kept in Redis', () => {
   let server: TestServer;

@@ -1,11 +1,10 @@
-import { Redis } from 'ioredis';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { type AppContext, createContext } from '../src/context.ts';
 import { relayState } from '../src/relay/state.ts';
-import { DATABASES } from './support/databases.ts';
+import { DATABASES, REDIS_URL, redisUp as redisAvailable } from './support/databases.ts';
 import { type MockUpstream, startMockUpstream } from './support/mock-upstream.ts';
 import { flushLedger, seedChannel, seedToken, seedUser } from './support/relay-seed.ts';
 
@@ -14,20 +13,7 @@ import { flushLedger, seedChannel, seedToken, seedUser } from './support/relay-s
  * over both never overdraw it, and the logs reconcile with the used quota. 164 quota per request
  * (deepseek-chat recording: (13 + 300 x 4) x 0.135 = 163.755 -> 164).
  */
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const redisUp = await (async () => {
-  const r = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000 });
-  try {
-    await r.connect();
-    await r.ping();
-    return true;
-  } catch {
-    if (process.env.CI === 'true') throw new Error('Redis is required in CI');
-    return false;
-  } finally {
-    r.disconnect();
-  }
-})();
+const redisUp = await redisAvailable();
 
 const engine = DATABASES.find((d) => d.name === 'postgres' && d.available) ?? DATABASES[0];
 

@@ -2,7 +2,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,15 +12,9 @@ import { loadConfig } from '../src/config.ts';
 import { createContext } from '../src/context.ts';
 import { type MockUpstream, startMockUpstream } from './support/mock-upstream.ts';
 import { seedChannel, seedToken, seedUser } from './support/relay-seed.ts';
+import { freePort, waitForGateway } from './support/spawned.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createNetServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 /**
  * SIGTERM with an upstream that never answers: the process waits SHUTDOWN_TIMEOUT for it, then aborts the
@@ -75,18 +68,7 @@ describe('shutdown with a hung upstream', () => {
     });
     proc.stdout?.on('data', (d) => (output += d));
     proc.stderr?.on('data', (d) => (output += d));
-    for (let i = 0; i < 120; i++) {
-      if (
-        await fetch(`${url}/api/status`).then(
-          (r) => r.ok,
-          () => false,
-        )
-      )
-        return;
-      if (proc.exitCode !== null) break;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    throw new Error(`the server did not start:\n${output}`);
+    await waitForGateway(url, proc, () => output);
   }, 60_000);
   afterAll(async () => {
     if (proc && proc.exitCode === null) proc.kill('SIGKILL');
