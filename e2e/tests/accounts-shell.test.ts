@@ -256,14 +256,15 @@ describe('account actions', () => {
     await poll(() => page.locator('.ant-form-item-explain-error').allInnerTexts()).toEqual([
       'Webhook 地址必须以 https:// 开头',
     ]);
-    await page.locator('#setting_webhook_url').fill('https://hooks.example.com/x');
+    // A public address: the gateway refuses internal or unresolvable webhook hosts when they are saved.
+    await page.locator('#setting_webhook_url').fill('https://203.0.113.10/x');
     await page.locator('#setting_quota_warning_threshold').fill('1000000');
     await page.locator('form#setting').getByRole('button', { name: '保存' }).first().click();
     await poll(() => toast(page, '设置已更新').count()).toBe(1);
     const setting = JSON.parse((await userRow(carol)).setting ?? '{}') as Record<string, unknown>;
     expect(setting).toMatchObject({
       notify_type: 'webhook',
-      webhook_url: 'https://hooks.example.com/x',
+      webhook_url: 'https://203.0.113.10/x',
       quota_warning_threshold: 1000000,
     });
 

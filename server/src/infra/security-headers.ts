@@ -17,7 +17,7 @@ const CSP = [
   "frame-ancestors 'none'",
   "object-src 'none'",
   "base-uri 'self'",
-  "form-action 'self'",
+  // No form-action: online top-up submits its signed form to the payment gateway's own address.
 ].join('; ');
 
 export function setSecurityHeaders(req: FastifyRequest, reply: FastifyReply): void {
