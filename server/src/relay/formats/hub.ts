@@ -326,6 +326,13 @@ export interface CodecContext {
    * the chat stream encoder sends its `choices: []` usage chunk only then. Other formats always report usage.
    */
   includeUsage?: boolean;
+  /**
+   * Gemini's streamGenerateContent without `?alt=sse`: the answer is one JSON array written piece by piece
+   * (`[` chunk `,\r\n` chunk ... `]`) instead of SSE frames. Only the Gemini stream encoder reads it.
+   */
+  jsonArray?: boolean;
+  /** max_tokens to send when the request has none and the upstream format requires one (Anthropic). */
+  defaultMaxTokens?: number;
 }
 
 /**
