@@ -171,6 +171,11 @@ export interface HubRequest {
   system: HubText[];
   messages: HubMessage[];
   tools: HubTool[];
+  /**
+   * Tools only one format's server runs (Anthropic's web_search_20250305, code_execution ...), kept whole and
+   * tagged with that format: its encoder puts them back, every other encoder drops them.
+   */
+  serverTools?: HubOpaque[];
   toolChoice?: HubToolChoice;
   parallelToolCalls?: boolean;
   maxTokens?: number;
