@@ -192,6 +192,8 @@ export interface HubRequest {
   responseFormat?: HubResponseFormat;
   /** End-user id for abuse tracking (OpenAI user, Anthropic metadata.user_id). */
   user?: string;
+  /** Responses' previous_response_id: state only the upstream that stored it can resolve. */
+  previousResponseId?: string;
 }
 
 /** Why the model stopped, in the hub's words; each codec maps its own values to and from these. */
