@@ -25,6 +25,9 @@ export function encodeMessages(messages: HubMessage[]): Array<{ role: string; co
       if (results.length && results.length < m.content.length)
         m.content = [...results, ...m.content.filter((b) => b.type !== 'tool_result')];
     }
+  // A final assistant turn (a prefill) may not end with whitespace: Anthropic refuses it.
+  const tail = out.at(-1)?.role === 'assistant' ? out.at(-1)?.content.at(-1) : undefined;
+  if (tail?.type === 'text' && typeof tail.text === 'string') tail.text = tail.text.trimEnd();
   return out;
 }
 

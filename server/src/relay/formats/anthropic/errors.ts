@@ -51,8 +51,7 @@ export function errorOf(e: Record<string, unknown>, status: number): HubError {
 /** An upstream's non-2xx body: Anthropic's error object, else whatever an OpenAI-shaped reading finds. */
 export function decodeError(status: number, raw: string): HubError {
   const body = parseJsonOrNull(raw);
-  if (isObj(body) && isObj(body.error) && (body.type === 'error' || typeof body.error.type === 'string'))
-    return errorOf(body.error, status);
+  if (isObj(body) && body.type === 'error' && isObj(body.error)) return errorOf(body.error, status);
   return chatDecodeError(status, raw);
 }
 
