@@ -2,7 +2,6 @@ import { isObj, type Obj } from '../chat/check.ts';
 import { newId, parseJsonOrNull } from '../common.ts';
 import type { CodecContext, HubEvent, HubStreamDecoder, SseEvent } from '../hub.ts';
 import { streamErrorOf } from './errors.ts';
-import { reasoningText } from './items.ts';
 import { hubStop } from './status.ts';
 import { decodeUsage } from './usage.ts';
 
@@ -11,26 +10,31 @@ interface ItemState {
   type: string;
   /** Hub tool-call index, for function and custom calls. */
   call?: number;
-  /** Deltas were seen (then the .done events repeat what was already sent). */
-  streamed: boolean;
-  /** Thinking text was sent for this reasoning item. */
+  /** Text sent so far per part: `c<i>` content, `s<i>` summary, `r<i>` reasoning text, `args`, `input`. */
+  sent: Map<string, string>;
+  /** Thinking text was sent for this reasoning item (a new summary part then starts a new paragraph). */
   thought: boolean;
   /** A custom call's closing `"}` was sent. */
   closed?: boolean;
+  /** The summary part last opened (for servers whose summary deltas leave out summary_index). */
+  summary?: number;
 }
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
 /** Raw text as the inside of a JSON string (custom tool input streams into `{"input":"..."}`). */
 const jsonInner = (s: string) => JSON.stringify(s).slice(1, -1);
+const textsOf = (list: unknown) =>
+  Array.isArray(list) ? list.map((p) => (isObj(p) ? str(p.text) : '')) : [];
 
 /**
  * Responses stream events as hub events, one event at a time. Text, refusal, reasoning summary (or
- * reasoning_text) and argument deltas pass straight through; a reasoning item's encrypted_content becomes a
- * thinking_signature when the item is done (OpenAI only sends the final one there); custom tool input is
- * wrapped as it streams into the hub's `{"input": "..."}` arguments. Items the hub has no part for
- * (image_generation_call, web_search_call ...) travel whole as opaque when done. response.completed /
- * response.incomplete give usage and the stop; an `error` event or response.failed gives the error.
- * Servers that send only .done events (no deltas) are read from those.
+ * reasoning_text) and argument deltas pass straight through; each .done event (and output_item.done) only
+ * adds what its deltas left out, so servers that send no deltas, or lose some, still give the whole text.
+ * A reasoning item's encrypted_content becomes a thinking_signature when the item is done (OpenAI sends the
+ * final one only there); custom tool input is wrapped as it streams into the hub's `{"input": "..."}`
+ * arguments. Items the hub has no part for (image_generation_call, web_search_call ...) travel whole as
+ * opaque when done. response.completed / response.incomplete give usage and the stop; an `error` event or
+ * response.failed gives the error.
  */
 export function streamDecoder(ctx: CodecContext): HubStreamDecoder {
   let started = false;
@@ -41,6 +45,20 @@ export function streamDecoder(ctx: CodecContext): HubStreamDecoder {
 
   const find = (ev: Obj): ItemState | undefined =>
     items.get(str(ev.item_id)) ?? items.get(`#${ev.output_index}`);
+
+  /** Records a delta of a part; returns it. */
+  function add(st: ItemState | undefined, key: string, delta: string): string {
+    if (st) st.sent.set(key, (st.sent.get(key) ?? '') + delta);
+    return delta;
+  }
+
+  /** What a part's whole text adds to what was sent of it ('' when nothing, or when it does not extend it). */
+  function rest(st: ItemState, key: string, full: string): string {
+    const sent = st.sent.get(key) ?? '';
+    if (full.length <= sent.length || !full.startsWith(sent)) return '';
+    st.sent.set(key, full);
+    return full.slice(sent.length);
+  }
 
   function start(resp: unknown, out: HubEvent[]) {
     if (started) return;
@@ -54,9 +72,11 @@ export function streamDecoder(ctx: CodecContext): HubStreamDecoder {
     });
   }
 
-  function itemAdded(ev: Obj, out: HubEvent[]) {
+  function itemAdded(ev: Obj, out: HubEvent[]): ItemState {
     const item = isObj(ev.item) ? ev.item : {};
-    const st: ItemState = { type: str(item.type), streamed: false, thought: false };
+    const st: ItemState = { type: str(item.type), sent: new Map(), thought: false };
+    if (typeof item.id === 'string' && item.id) items.set(item.id, st);
+    items.set(`#${ev.output_index}`, st);
     if (st.type === 'function_call' || st.type === 'custom_tool_call') {
       st.call = calls++;
       const custom = st.type === 'custom_tool_call';
@@ -67,16 +87,38 @@ export function streamDecoder(ctx: CodecContext): HubStreamDecoder {
         name: str(item.name),
         ...(custom ? { custom: true } : {}),
       });
-      if (custom)
-        out.push({ type: 'tool_args', index: st.call, delta: `{"input":"${jsonInner(str(item.input))}` });
-      else if (str(item.arguments)) {
-        st.streamed = true;
-        out.push({ type: 'tool_args', index: st.call, delta: str(item.arguments) });
-      }
-      if (custom && str(item.input)) st.streamed = true;
+      if (custom) {
+        const input = add(st, 'input', str(item.input));
+        out.push({ type: 'tool_args', index: st.call, delta: `{"input":"${jsonInner(input)}` });
+      } else if (str(item.arguments))
+        out.push({ type: 'tool_args', index: st.call, delta: add(st, 'args', str(item.arguments)) });
     }
-    if (typeof item.id === 'string' && item.id) items.set(item.id, st);
-    items.set(`#${ev.output_index}`, st);
+    return st;
+  }
+
+  function text(kind: 'text' | 'refusal', delta: string, out: HubEvent[]) {
+    if (delta) out.push({ type: kind, text: delta });
+  }
+
+  /**
+   * Thinking text of one part (a delta, or with `whole` the part's whole text, of which only the unsent rest
+   * goes out); the first text of a later part is a new paragraph.
+   */
+  function think(st: ItemState | undefined, key: string, t: string, out: HubEvent[], whole = false) {
+    const fresh = !st?.sent.has(key);
+    const delta = whole && st ? rest(st, key, t) : add(st, key, t);
+    if (!delta) return;
+    if (st?.thought && fresh) out.push({ type: 'thinking', text: '\n\n' });
+    if (st) st.thought = true;
+    out.push({ type: 'thinking', text: delta });
+  }
+
+  function args(st: ItemState, delta: string, out: HubEvent[]) {
+    if (st.call === undefined || !delta) return;
+    if (st.type === 'custom_tool_call') {
+      if (st.closed) return;
+      out.push({ type: 'tool_args', index: st.call, delta: jsonInner(add(st, 'input', delta)) });
+    } else out.push({ type: 'tool_args', index: st.call, delta: add(st, 'args', delta) });
   }
 
   function closeCustom(st: ItemState, out: HubEvent[]) {
@@ -87,45 +129,35 @@ export function streamDecoder(ctx: CodecContext): HubStreamDecoder {
 
   function itemDone(ev: Obj, out: HubEvent[]) {
     const item = isObj(ev.item) ? ev.item : {};
-    const st = find({ item_id: item.id, output_index: ev.output_index });
     const type = str(item.type);
+    let st = find({ item_id: item.id, output_index: ev.output_index });
+    if (!st && (type === 'function_call' || type === 'custom_tool_call'))
+      // A done item never announced: open it now.
+      st = itemAdded({ item: { ...item, arguments: '', input: '' }, output_index: ev.output_index }, out);
+    st ??= { type, sent: new Map(), thought: false };
     switch (type) {
       case 'message':
-        if (st?.streamed) return;
-        for (const c of Array.isArray(item.content) ? item.content : []) {
-          if (!isObj(c)) continue;
-          if (c.type === 'output_text' && str(c.text)) out.push({ type: 'text', text: str(c.text) });
-          else if (c.type === 'refusal' && str(c.refusal))
-            out.push({ type: 'refusal', text: str(c.refusal) });
-        }
+        (Array.isArray(item.content) ? item.content : []).forEach((c, i) => {
+          if (!isObj(c)) return;
+          if (c.type === 'output_text') text('text', rest(st, `c${i}`, str(c.text)), out);
+          else if (c.type === 'refusal') text('refusal', rest(st, `c${i}`, str(c.refusal)), out);
+        });
         return;
       case 'reasoning': {
-        if (!st?.thought) {
-          const text = reasoningText(item);
-          if (text) out.push({ type: 'thinking', text });
-        }
+        const summary = textsOf(item.summary);
+        const [list, prefix] = summary.some(Boolean) ? [summary, 's'] : [textsOf(item.content), 'r'];
+        list.forEach((t, i) => {
+          think(st, `${prefix}${i}`, t, out, true);
+        });
         const enc = str(item.encrypted_content);
         if (enc) out.push({ type: 'thinking_signature', signature: enc, format: 'responses' });
         return;
       }
       case 'function_call':
-        if (st?.call === undefined) {
-          // A done item never announced: open it now.
-          itemAdded({ item: { ...item, arguments: '' }, output_index: ev.output_index }, out);
-          return itemDone(ev, out);
-        }
-        if (!st.streamed && str(item.arguments)) {
-          st.streamed = true;
-          out.push({ type: 'tool_args', index: st.call, delta: str(item.arguments) });
-        }
+        args(st, rest(st, 'args', str(item.arguments)), out);
         return;
       case 'custom_tool_call':
-        if (st?.call === undefined) {
-          itemAdded({ item: { ...item, input: '' }, output_index: ev.output_index }, out);
-          return itemDone(ev, out);
-        }
-        if (!st.streamed && !st.closed && str(item.input))
-          out.push({ type: 'tool_args', index: st.call, delta: jsonInner(str(item.input)) });
+        args(st, rest(st, 'input', str(item.input)), out);
         closeCustom(st, out);
         return;
       default:
@@ -133,22 +165,7 @@ export function streamDecoder(ctx: CodecContext): HubStreamDecoder {
     }
   }
 
-  function reasoningPart(ev: Obj, out: HubEvent[]) {
-    const st = find(ev);
-    if (!st) return;
-    // Summary parts are separate paragraphs in one hub thinking block.
-    if (st.thought) out.push({ type: 'thinking', text: '\n\n' });
-  }
-
-  function thinking(ev: Obj, text: string, out: HubEvent[]) {
-    if (!text) return;
-    const st = find(ev);
-    if (st) st.thought = true;
-    out.push({ type: 'thinking', text });
-  }
-
   function finish(resp: unknown, out: HubEvent[]) {
-    if (finished) return;
     finished = true;
     const r = isObj(resp) ? resp : {};
     start(r, out);
@@ -171,6 +188,8 @@ export function streamDecoder(ctx: CodecContext): HubStreamDecoder {
       if (!isObj(ev)) return [];
       const type = str(ev.type) || str(sse.event);
       const out: HubEvent[] = [];
+      const st = find(ev);
+      const part = `${ev.content_index ?? 0}`;
       switch (type) {
         case 'response.created':
         case 'response.in_progress':
@@ -185,65 +204,46 @@ export function streamDecoder(ctx: CodecContext): HubStreamDecoder {
           start(undefined, out);
           itemDone(ev, out);
           break;
-        case 'response.output_text.delta': {
-          const st = find(ev);
-          if (st) st.streamed = true;
-          if (str(ev.delta)) out.push({ type: 'text', text: str(ev.delta) });
+        case 'response.output_text.delta':
+          text('text', add(st, `c${part}`, str(ev.delta)), out);
           break;
-        }
-        case 'response.refusal.delta': {
-          const st = find(ev);
-          if (st) st.streamed = true;
-          if (str(ev.delta)) out.push({ type: 'refusal', text: str(ev.delta) });
+        case 'response.refusal.delta':
+          text('refusal', add(st, `c${part}`, str(ev.delta)), out);
           break;
-        }
         case 'response.output_text.done':
-        case 'response.refusal.done': {
-          // Servers that send no deltas: the whole text once (the item's done then has nothing new).
-          const st = find(ev);
-          if (!st || st.streamed) break;
-          st.streamed = true;
-          const text = type === 'response.output_text.done' ? str(ev.text) : str(ev.refusal);
-          if (text) out.push({ type: type === 'response.output_text.done' ? 'text' : 'refusal', text });
+          if (st) text('text', rest(st, `c${part}`, str(ev.text)), out);
           break;
-        }
+        case 'response.refusal.done':
+          if (st) text('refusal', rest(st, `c${part}`, str(ev.refusal)), out);
+          break;
         case 'response.reasoning_summary_part.added':
-          reasoningPart(ev, out);
+          if (st && typeof ev.summary_index === 'number') st.summary = ev.summary_index;
           break;
         case 'response.reasoning_summary_text.delta':
+          think(st, `s${ev.summary_index ?? st?.summary ?? 0}`, str(ev.delta), out);
+          break;
+        case 'response.reasoning_summary_text.done':
+          think(st, `s${ev.summary_index ?? st?.summary ?? 0}`, str(ev.text), out, true);
+          break;
         case 'response.reasoning_text.delta':
-          thinking(ev, str(ev.delta), out);
+          think(st, `r${part}`, str(ev.delta), out);
           break;
-        case 'response.function_call_arguments.delta': {
-          const st = find(ev);
-          if (st?.call === undefined || !str(ev.delta)) break;
-          st.streamed = true;
-          out.push({ type: 'tool_args', index: st.call, delta: str(ev.delta) });
+        case 'response.reasoning_text.done':
+          think(st, `r${part}`, str(ev.text), out, true);
           break;
-        }
-        case 'response.function_call_arguments.done': {
-          const st = find(ev);
-          if (st?.call === undefined || st.streamed || !str(ev.arguments)) break;
-          st.streamed = true;
-          out.push({ type: 'tool_args', index: st.call, delta: str(ev.arguments) });
+        case 'response.function_call_arguments.delta':
+        case 'response.custom_tool_call_input.delta':
+          if (st) args(st, str(ev.delta), out);
           break;
-        }
-        case 'response.custom_tool_call_input.delta': {
-          const st = find(ev);
-          if (st?.call === undefined || st.closed || !str(ev.delta)) break;
-          st.streamed = true;
-          out.push({ type: 'tool_args', index: st.call, delta: jsonInner(str(ev.delta)) });
+        case 'response.function_call_arguments.done':
+          if (st) args(st, rest(st, 'args', str(ev.arguments)), out);
           break;
-        }
-        case 'response.custom_tool_call_input.done': {
-          const st = find(ev);
-          if (st?.call === undefined || st.closed) break;
-          if (!st.streamed && str(ev.input))
-            out.push({ type: 'tool_args', index: st.call, delta: jsonInner(str(ev.input)) });
-          st.streamed = true;
-          closeCustom(st, out);
+        case 'response.custom_tool_call_input.done':
+          if (st) {
+            args(st, rest(st, 'input', str(ev.input)), out);
+            closeCustom(st, out);
+          }
           break;
-        }
         case 'response.completed':
         case 'response.incomplete':
           finish(ev.response, out);
