@@ -34,7 +34,7 @@ export function decodeRequest(body: Obj, _ctx: CodecContext): HubRequest {
     new Set(tools.map((t) => t.name)),
     serverNames,
   );
-  const thinking = decodeThinking(body, maxTokens);
+  const thinking = decodeThinking(body);
   const metadata = optObject(body, 'metadata', 'metadata');
   const user = metadata ? optStr(metadata, 'user_id', 'metadata.user_id') : undefined;
   const stop = optList(body, 'stop_sequences', 'stop_sequences');
@@ -78,9 +78,10 @@ const EFFORTS: Record<string, ReasoningEffort> = {
 
 /**
  * `thinking` ({type:"enabled", budget_tokens} | {type:"disabled"} | {type:"adaptive"}) and the effort of
- * `output_config.effort`. display "omitted" asks for no thinking text back (includeThoughts false).
+ * `output_config.effort`. display "omitted" asks for no thinking text back (includeThoughts false). A budget
+ * above max_tokens is accepted: with interleaved thinking (Claude Code's beta header) Anthropic takes it.
  */
-function decodeThinking(body: Obj, maxTokens: number): HubThinkingConfig | undefined {
+function decodeThinking(body: Obj): HubThinkingConfig | undefined {
   const oc = optObject(body, 'output_config', 'output_config');
   const e = oc ? optStr(oc, 'effort', 'output_config.effort') : undefined;
   if (e !== undefined && !EFFORTS[e])
@@ -104,8 +105,6 @@ function decodeThinking(body: Obj, maxTokens: number): HubThinkingConfig | undef
         1024,
         MAX_TOKENS,
       ) as number;
-      if (budget >= maxTokens)
-        throw fieldError('max_tokens', `max_tokens must be greater than thinking.budget_tokens (${budget})`);
       return { enabled: true, budgetTokens: budget, ...effort, ...display };
     }
     default:
