@@ -1507,6 +1507,42 @@ describe('responses codec: encoder output through the official openai client', (
     expect(got.usage).toMatchObject({ output_tokens_details: { reasoning_tokens: 4 } });
   });
 
+  it('a custom tool a chat upstream called as a function comes back as a custom_tool_call (ctx.customTools)', async () => {
+    const c: CodecContext = { ...streamCtx, customTools: ['apply_patch'] };
+    const events: HubEvent[] = [
+      start,
+      { type: 'tool_call', index: 0, id: 'call_x', name: 'apply_patch' },
+      { type: 'tool_args', index: 0, delta: '{"input": "*** Begin Patch\\n' },
+      { type: 'tool_args', index: 0, delta: '*** End Patch"}' },
+      { type: 'finish', stop: 'tool_calls' },
+    ];
+    const enc = responsesCodec.streamEncoder(c);
+    const sse = events.map((e) => enc.push(e)).join('') + enc.end();
+    checkLifecycle(sseEvents(sse));
+    next = { status: 200, type: 'text/event-stream', body: sse };
+    const got = await client.responses.stream(params).finalResponse();
+    expect(got.output).toMatchObject([
+      {
+        type: 'custom_tool_call',
+        call_id: 'call_x',
+        name: 'apply_patch',
+        input: '*** Begin Patch\n*** End Patch',
+      },
+    ]);
+    const whole = responsesCodec.encodeResponse(
+      {
+        id: 'r',
+        model: 'm',
+        created: 1,
+        parts: [{ type: 'tool_call', id: 'call_y', name: 'apply_patch', args: '{"input":"p"}' }],
+        stop: 'tool_calls',
+        usage: usage(1, 1),
+      },
+      c,
+    ) as any;
+    expect(whole.output).toMatchObject([{ type: 'custom_tool_call', call_id: 'call_y', input: 'p' }]);
+  });
+
   it('encrypted reasoning without summary text is an item of its own; redacted thinking is left out', async () => {
     const got = await finalOf([
       start,

@@ -340,6 +340,11 @@ export interface CodecContext {
   jsonArray?: boolean;
   /** max_tokens to send when the request has none and the upstream format requires one (Anthropic). */
   defaultMaxTokens?: number;
+  /**
+   * Names of the request's custom (freeform) tools. Upstreams of other formats call them as functions with
+   * `{"input": ...}`; the Responses encoders give them back to the client as custom_tool_call items.
+   */
+  customTools?: string[];
 }
 
 /**

@@ -123,9 +123,15 @@ export function callItem(c: HubToolCall, id?: string): OutputItem {
 
 /**
  * Hub answer parts as output items: neighbouring text and refusal parts share one message, thinking becomes
- * reasoning items (redacted thinking has no place), Responses' own opaque items go back unchanged.
+ * reasoning items (redacted thinking has no place), Responses' own opaque items go back unchanged. Calls of
+ * the request's custom tools (`customTools`) are custom_tool_call items even when the upstream made them
+ * function calls with `{"input": ...}`.
  */
-export function outputItems(parts: HubPart[], messageStatus = 'completed'): OutputItem[] {
+export function outputItems(
+  parts: HubPart[],
+  messageStatus = 'completed',
+  customTools: readonly string[] = [],
+): OutputItem[] {
   const out: OutputItem[] = [];
   let msg: (OutputItem & { content: unknown[] }) | null = null;
   for (const p of parts) {
@@ -149,7 +155,8 @@ export function outputItems(parts: HubPart[], messageStatus = 'completed'): Outp
     }
     msg = null;
     if (p.type === 'thinking' && !p.redacted) out.push(reasoningItem(p));
-    else if (p.type === 'tool_call') out.push(callItem(p));
+    else if (p.type === 'tool_call')
+      out.push(callItem(p.custom || !customTools.includes(p.name) ? p : { ...p, custom: true }));
     else if (
       p.type === 'opaque' &&
       p.format === 'responses' &&

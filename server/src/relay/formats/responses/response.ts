@@ -69,13 +69,13 @@ export function responseShell(id: string, model: string, created: number) {
 }
 
 /** A hub response as a whole Response object. */
-export function encodeResponse(res: HubResponse, _ctx: CodecContext): unknown {
+export function encodeResponse(res: HubResponse, ctx: CodecContext): unknown {
   const { status, incomplete_details } = responseStatus(res.stop, res.promptBlocked);
   return {
     ...responseShell(responseId(res.id), res.model, res.created),
     status,
     incomplete_details,
-    output: outputItems(res.parts, status),
+    output: outputItems(res.parts, status, ctx.customTools),
     usage: encodeUsage(res.usage),
   };
 }

@@ -48,6 +48,8 @@ interface CallState {
  * custom tool input in one delta when the call closes), and response.completed (or response.incomplete)
  * whose output repeats every item with the same ids. Tool calls stay open until something other than a tool
  * call arrives or the stream ends, so interleaved arguments of parallel calls land in their own items.
+ * Calls of the request's custom tools (ctx.customTools) are custom_tool_call items even when the upstream
+ * made them function calls with `{"input": ...}` arguments.
  * An error ends the stream with an `error` event and response.failed, as OpenAI does.
  */
 export function streamEncoder(ctx: CodecContext): HubStreamEncoder {
@@ -63,6 +65,7 @@ export function streamEncoder(ctx: CodecContext): HubStreamEncoder {
   const output: OutputItem[] = [];
   let cur: MessageState | ReasoningState | null = null;
   const calls = new Map<number, CallState>();
+  const customTools = new Set(ctx.customTools ?? []);
 
   const emit = (type: string, payload: Record<string, unknown>) =>
     sseEvent(type, { type, sequence_number: seq++, ...payload });
@@ -217,18 +220,19 @@ export function streamEncoder(ctx: CodecContext): HubStreamEncoder {
     let s = open() + closeCur();
     const old = calls.get(ev.index);
     if (old) s += closeCalls(); // a reused index starts a new call
+    const custom = ev.custom || customTools.has(ev.name);
     const call: HubToolCall = {
       type: 'tool_call',
       id: ev.id || newId('call_'),
       name: ev.name,
       args: '',
-      ...(ev.custom ? { custom: true } : {}),
+      ...(custom ? { custom: true } : {}),
       ...(ev.signature ? { signature: ev.signature, signatureFormat: ev.signatureFormat } : {}),
     };
-    const cid = ev.custom ? itemId.custom() : itemId.call();
+    const cid = custom ? itemId.custom() : itemId.call();
     const call_id = clientCallId(call);
     const added = addItem(
-      ev.custom
+      custom
         ? { id: cid, type: 'custom_tool_call', status: 'in_progress', call_id, name: ev.name, input: '' }
         : { id: cid, type: 'function_call', status: 'in_progress', call_id, name: ev.name, arguments: '' },
     );
