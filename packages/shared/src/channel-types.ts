@@ -79,3 +79,18 @@ export const CHANNEL_TYPES: ChannelTypeInfo[] = [
 
 const byId = new Map(CHANNEL_TYPES.map((t) => [t.id, t]));
 export const channelTypeInfo = (id: number): ChannelTypeInfo | undefined => byId.get(id);
+
+/** Names for the channel types the relay's code refers to by id. */
+export const ChannelType = {
+  OpenAI: 1,
+  Azure: 3,
+  Ollama: 4,
+  Custom: 8,
+  Anthropic: 14,
+  OpenRouter: 20,
+  Gemini: 24,
+  ZhipuV4: 26,
+  VolcEngine: 45,
+  BaiduV2: 46,
+  XAI: 48,
+} as const;

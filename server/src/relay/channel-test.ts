@@ -3,9 +3,11 @@ import type { AppContext } from '../context.ts';
 import type { ChannelsTable } from '../db/schema.ts';
 import { type ChannelEntry, toEntry } from './cache/channels.ts';
 import { RelayError, upstreamError } from './errors.ts';
-import { MODE_PATHS } from './formats/openai/request.ts';
+import { codecFor } from './formats/codecs.ts';
+import { inspectJson } from './formats/openai/request.ts';
+import type { RelayInput } from './input.ts';
+import { callFor, outgoingFor } from './outgoing.ts';
 import { adapterFor } from './providers/index.ts';
-import type { UpstreamCall } from './providers/types.ts';
 import { relayState } from './state.ts';
 
 export interface ChannelTestResult {
@@ -59,31 +61,27 @@ export async function testChannel(
   const failed = (status: number, err: RelayError) => result(false, status, err.message, err);
   const adapter = adapterFor(ch.type);
   if (!adapter) return result(false, 0, 'this channel type cannot be tested by the relay yet');
-  const mode = isEmbedding(name) ? 'embeddings' : 'chat';
-  const call: UpstreamCall = {
-    mode,
-    path: MODE_PATHS[mode],
-    model: ch.modelMapping[name] || name,
-    stream: false,
-    query: '',
-  };
-  const body: Record<string, unknown> =
+  const mode = isEmbedding(name) && !adapter.modes ? 'embeddings' : 'chat';
+  const json: Record<string, unknown> =
     mode === 'embeddings'
-      ? { model: call.model, input: ['hello world'] }
-      : { model: call.model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 10 };
-  adapter.prepareBody?.(body, ch, call);
-  if (ch.paramOverride) Object.assign(body, ch.paramOverride);
+      ? { model: name, input: ['hello world'] }
+      : { model: name, messages: [{ role: 'user', content: 'hi' }], max_tokens: 10 };
+  // The same request building as the relay: a channel of another format gets it converted.
+  const input: RelayInput = { mode, format: 'openai', info: inspectJson(mode, json), json };
+  const call = callFor(ctx.options, input, '', {}, ch, adapter);
+  const out = outgoingFor(input, call, adapter, ch, 'channel-test', false);
+  const url = adapter.url(ch, call);
   const headers = {
-    ...adapter.headers(ch, call),
+    ...(await adapter.headers(ch, call, url, String(out.body))),
     'content-type': 'application/json',
     accept: 'application/json',
   };
   const timeout = (ctx.config.relayTimeoutSec || 60) * 1000;
   try {
     const res = await relayState(ctx).upstream.send({
-      url: adapter.url(ch, call),
+      url,
       headers,
-      body: JSON.stringify(body),
+      body: out.body,
       stream: false,
       signal: AbortSignal.timeout(timeout),
       proxy: ch.proxy,
@@ -91,13 +89,21 @@ export async function testChannel(
     const text = await res.body.text();
     if (res.statusCode < 200 || res.statusCode >= 300)
       return failed(res.statusCode, upstreamError(res.statusCode, text, [ch.key, ch.baseUrl]));
+    let answer: unknown;
     try {
-      const json = JSON.parse(text);
-      if (json?.error)
-        return failed(res.statusCode, upstreamError(res.statusCode, text, [ch.key, ch.baseUrl]));
+      answer = JSON.parse(text);
     } catch {
       return result(false, res.statusCode, 'the upstream answered with a body that is not JSON');
     }
+    if ((answer as { error?: unknown })?.error)
+      return failed(res.statusCode, upstreamError(res.statusCode, text, [ch.key, ch.baseUrl]));
+    // A generation answer must read as one in the channel's format (a wrong base URL often answers 200 HTML/JSON).
+    if (mode === 'chat' && call.format !== 'openai')
+      codecFor(call.format).decodeResponse(answer, {
+        model: call.model,
+        stream: false,
+        requestId: 'channel-test',
+      });
     return result(true, res.statusCode, '');
   } catch (err) {
     const e = err instanceof RelayError ? err : new RelayError(502, String((err as Error)?.message ?? err));

@@ -1,10 +1,24 @@
 import type { FormData } from 'undici';
 import type { Usage } from './billing/quota.ts';
+import type { HubRequest, WireFormat } from './formats/hub.ts';
 import type { Inspected, Mode } from './formats/openai/request.ts';
 
 /** A request ready to send: its parsed JSON body or its multipart form, and what inspection found. */
 export interface RelayInput {
   mode: Mode;
+  /** The client's wire format (OpenAI's for every endpoint but messages, responses and Gemini's). */
+  format: WireFormat;
+  /**
+   * The request in the gateway's representation: decoded (and so validated) up front for the Anthropic,
+   * Gemini and Responses endpoints; for OpenAI chat only when a channel of another format serves it.
+   */
+  hub?: HubRequest;
+  /** Gemini streamGenerateContent without alt=sse: the client reads one JSON array. */
+  jsonArray?: boolean;
+  /** Gemini embeddings: the client called batchEmbedContents (else embedContent). */
+  embedBatch?: boolean;
+  /** Gemini embeddings: the texts to embed. */
+  embedTexts?: string[];
   info: Inspected;
   json?: Record<string, unknown>;
   form?: FormData;

@@ -1,4 +1,3 @@
-import { FormData } from 'undici';
 import type { Caller } from './auth.ts';
 import { holdFor, priceFor } from './billing/charge.ts';
 import { countText } from './billing/tokenizer.ts';
@@ -6,11 +5,11 @@ import type { ChannelEntry } from './cache/channels.ts';
 import { CallAbort } from './call-abort.ts';
 import { RelayError, upstreamError } from './errors.ts';
 import type { RelayReply, RelayRequest } from './exchange.ts';
+import { answerInFormats, malformedAnswer, streamInFormats } from './format-attempt.ts';
 import { usageOf } from './formats/openai/answer-usage.ts';
-import { MODE_PATHS } from './formats/openai/request.ts';
 import type { Produced, RelayInput } from './input.ts';
+import { callFor, outgoingFor } from './outgoing.ts';
 import { adapterFor } from './providers/index.ts';
-import type { UpstreamCall } from './providers/types.ts';
 import { autoDisable, mapStatus, pickChannel, shouldDisable, shouldRetry } from './routing.ts';
 import { settle } from './settle.ts';
 import type { RelayState } from './state.ts';
@@ -131,17 +130,6 @@ export async function runRelay(
   }
 }
 
-function buildCall(input: RelayInput, req: RelayRequest, ch: ChannelEntry): UpstreamCall {
-  const q = req.url.indexOf('?');
-  return {
-    mode: input.mode,
-    path: MODE_PATHS[input.mode],
-    model: ch.modelMapping[input.info.model] || input.info.model,
-    stream: input.info.stream,
-    query: q >= 0 ? req.url.slice(q + 1) : '',
-  };
-}
-
 async function attemptOn(
   state: RelayState,
   req: RelayRequest,
@@ -151,40 +139,23 @@ async function attemptOn(
   startedAt: number,
 ): Promise<Produced> {
   const adapter = adapterFor(ch.type);
-  if (!adapter)
+  if (!adapter || (input.mode !== 'chat' && adapter.modes && !adapter.modes.has(input.mode)))
     throw new RelayError(
       503,
-      `channel #${ch.id} is of a type this relay cannot call yet`,
+      `channel #${ch.id} is of a type this relay cannot call ${adapter ? `for ${input.mode}` : 'yet'}`,
       'new_api_error',
       'channel_type_unsupported',
       null,
       false,
     );
-  const call = buildCall(input, req, ch);
-  const headers = adapter.headers(ch, call);
-  let body: string | FormData;
-  let outgoing: Record<string, unknown> | undefined;
-  if (input.json && state.ctx.options.bool('global.pass_through_request_enabled')) {
-    // Pass-through (an admin setting): the client's body goes upstream unchanged; billing still happens.
-    outgoing = { ...input.json };
-    body = JSON.stringify(outgoing);
+  const call = callFor(state.ctx.options, input, req.url, req.headers, ch, adapter);
+  const passThrough = state.ctx.options.bool('global.pass_through_request_enabled');
+  const out = outgoingFor(input, call, adapter, ch, req.id, passThrough);
+  const url = adapter.url(ch, call);
+  const headers = await adapter.headers(ch, call, url, typeof out.body === 'string' ? out.body : undefined);
+  if (out.json) {
     headers['content-type'] = 'application/json';
     headers.accept = call.stream ? 'text/event-stream' : 'application/json';
-  } else if (input.json) {
-    outgoing = { ...input.json, model: call.model };
-    if (call.stream && adapter.streamUsage(ch)) {
-      const so = input.json.stream_options;
-      outgoing.stream_options = { ...(so && typeof so === 'object' ? so : {}), include_usage: true };
-    } else delete outgoing.stream_options;
-    adapter.prepareBody?.(outgoing, ch, call);
-    if (ch.paramOverride) Object.assign(outgoing, ch.paramOverride);
-    body = JSON.stringify(outgoing);
-    headers['content-type'] = 'application/json';
-    headers.accept = call.stream ? 'text/event-stream' : 'application/json';
-  } else {
-    const form = new FormData();
-    for (const [k, v] of input.form ?? []) form.append(k, k === 'model' ? call.model : v);
-    body = form;
   }
 
   const controller = new CallAbort();
@@ -200,20 +171,26 @@ async function attemptOn(
   reply.raw.once('close', onClientGone);
   try {
     const res = await state.upstream.send({
-      url: adapter.url(ch, call),
+      url,
       headers,
-      body,
+      body: out.body,
       stream: call.stream,
       signal: controller,
       proxy: ch.proxy,
     });
+    const secrets = [ch.key, ch.baseUrl];
     if (res.statusCode < 200 || res.statusCode >= 300) {
       const text = await res.body.text().catch(() => '');
-      throw upstreamError(res.statusCode, text, [ch.key, ch.baseUrl]);
+      throw upstreamError(res.statusCode, text, secrets);
     }
-    const secrets = [ch.key, ch.baseUrl];
+    if (input.format !== 'openai' || call.format !== 'openai') {
+      const exchange = { state, req, reply, input, call, out, res, controller, startedAt };
+      return call.stream
+        ? await streamInFormats(exchange)
+        : await answerInFormats(exchange, await readAnswer(res));
+    }
     if (call.stream)
-      return await streamAttempt(state, req, reply, input, outgoing, call, res, controller, startedAt, ch);
+      return await streamAttempt(state, req, reply, input, out.json, call, res, controller, startedAt, ch);
     if (input.mode === 'speech') {
       // Binary passthrough: the audio streams to the client as it arrives.
       reply
@@ -230,20 +207,12 @@ async function attemptOn(
     try {
       json = JSON.parse(text);
     } catch {
-      if (contentType.includes('json'))
-        throw new RelayError(
-          502,
-          'the upstream sent a malformed JSON body',
-          'upstream_error',
-          'bad_response_body',
-          null,
-          false,
-        );
+      if (contentType.includes('json')) throw malformedAnswer();
     }
     if (json && typeof json === 'object' && json.error && typeof json.error === 'object' && json.error.type) {
       throw upstreamError(500, text, secrets);
     }
-    const usage = await usageOf(input, call, json, outgoing);
+    const usage = await usageOf(input, call, json, out.json);
     reply.code(200).header('content-type', contentType).send(text);
     return { usage, firstAt: 0 };
   } catch (err) {

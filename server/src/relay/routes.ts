@@ -5,14 +5,28 @@ import type { AppContext } from '../context.ts';
 import { requireUser } from '../modules/auth/guard.ts';
 import { authenticate, checkAllowedIp, usableGroups } from './auth.ts';
 import { billingSubscription, billingUsage } from './billing-emulation.ts';
-import { badRequest, RelayError, relayFailure } from './errors.ts';
+import { type Endpoint, EXACT_ENDPOINTS, endpointOf, GEMINI_PREFIXES, geminiEndpoint } from './endpoints.ts';
+import { badRequest, RelayError } from './errors.ts';
 import { type RelayReply, type RelayRequest, setRelayCors } from './exchange.ts';
+import { failureIn } from './failure.ts';
+import type { WireFormat } from './formats/hub.ts';
 import { inspectJson, type Mode } from './formats/openai/request.ts';
+import { countTokensAnswer, inputOf } from './inbound.ts';
 import { parseJsonBody } from './json-body.ts';
-import type { Lane } from './lane/lane.ts';
+import type { Lane, LaneRoute } from './lane/lane.ts';
 import { runRelay } from './pipeline.ts';
 import { decodeRequestBody } from './request-decoding.ts';
 import { relayState } from './state.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The wire format a relay route answers in (errors included); OpenAI's when unset. */
+    format?: WireFormat;
+  }
+}
+
+/** Requests whose protocol is known only once their headers are read (the model list). */
+const answeredIn = new WeakMap<FastifyRequest, WireFormat>();
 
 /** Paths the relay owns: an unknown path under them gets an OpenAI-style 404, never the web page. */
 export const RELAY_PREFIXES = ['/v1', '/v1beta', '/pg', '/mj', '/suno', '/dashboard'];
@@ -26,7 +40,8 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext, lane:
 
   await app.register(async (r) => {
     r.setErrorHandler((err, req, reply) => {
-      const { status, body } = relayFailure(err, req.id, req.log);
+      const format = answeredIn.get(req) ?? req.routeOptions.config.format ?? 'openai';
+      const { status, body } = failureIn(format, err, req.id, req.log);
       return reply.status(status).send(body);
     });
 
@@ -61,13 +76,17 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext, lane:
         .send();
     });
 
-    const json = (mode: Mode) => async (req: RelayRequest & { params?: unknown }, reply: RelayReply) => {
-      const caller = await authenticate(state, req);
+    const json = (fixed?: Endpoint) => async (req: RelayRequest, reply: RelayReply) => {
+      const ep = fixed ?? endpointOf(pathOf(req.url));
+      if (!ep) throw notFound(req.url);
+      const caller = await authenticate(state, req, ep.keys);
       checkAllowedIp(caller.token, req.ip);
-      const body = req.body as Record<string, unknown>;
-      const params = req.params as { model?: string } | undefined;
-      if (params?.model && body && typeof body === 'object' && !body.model) body.model = params.model;
-      await runRelay(state, req, reply, caller, { mode, info: inspectJson(mode, body), json: body });
+      const input = inputOf(ep, req.body, req);
+      if (ep.mode === 'count_tokens' && input.hub) {
+        reply.code(200).send(await countTokensAnswer(ep.format, input.hub));
+        return reply;
+      }
+      await runRelay(state, req, reply, caller, input);
       return reply;
     };
     const multipart = (mode: Mode) => async (req: FastifyRequest, reply: FastifyReply) => {
@@ -101,26 +120,37 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext, lane:
         promptEstimate: 0,
         inputText: '',
       };
-      await runRelay(state, req, reply, caller, { mode, info, form, uploadBytes: raw.length });
+      await runRelay(state, req, reply, caller, {
+        mode,
+        format: 'openai',
+        info,
+        form,
+        uploadBytes: raw.length,
+      });
       return reply;
     };
 
-    const jsonRoutes: Array<[string, Mode]> = [
-      ['/v1/chat/completions', 'chat'],
-      ['/v1/completions', 'completions'],
-      ['/v1/embeddings', 'embeddings'],
-      ['/v1/moderations', 'moderations'],
-      ['/v1/images/generations', 'images'],
-      ['/v1/audio/speech', 'speech'],
-      ['/v1/rerank', 'rerank'],
-    ];
-    for (const [path, mode] of jsonRoutes) {
-      // The lane serves exact paths with a JSON body; Fastify keeps the route for every other form.
-      const handler = json(mode);
-      lane.route(path, handler);
-      r.post(path, handler);
+    // The lane serves exact paths with a JSON body; Fastify keeps the routes for every other form.
+    const laneRoutes = new Map<string, LaneRoute>();
+    for (const [path, ep] of Object.entries(EXACT_ENDPOINTS)) {
+      const handler = json(ep);
+      laneRoutes.set(path, { handler, format: ep.format });
+      r.post(path, { config: { format: ep.format } }, handler);
     }
-    r.post('/v1/engines/:model/embeddings', json('embeddings'));
+    const gemini = json();
+    lane.use((path) => {
+      const hit = laneRoutes.get(path);
+      if (hit) return hit;
+      const ep = geminiEndpoint(path);
+      return ep ? { handler: gemini, format: 'gemini' } : null;
+    });
+    for (const prefix of GEMINI_PREFIXES) r.post(`${prefix}*`, { config: { format: 'gemini' } }, gemini);
+    r.post('/v1/engines/:model/embeddings', async (req, reply) => {
+      const body = req.body as Record<string, unknown>;
+      const { model } = req.params as { model: string };
+      if (body && typeof body === 'object' && !body.model) body.model = model;
+      return json(EXACT_ENDPOINTS['/v1/embeddings'])(req, reply);
+    });
     r.post('/v1/audio/transcriptions', multipart('transcriptions'));
     r.post('/v1/audio/translations', multipart('translations'));
 
@@ -182,17 +212,32 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext, lane:
       const json = { ...body };
       delete json.group;
       const caller = { user, token: null, tokenName: `playground-${asked}`, group: asked };
-      await runRelay(state, req, reply, caller, { mode: 'chat', info: inspectJson('chat', json), json });
+      await runRelay(state, req, reply, caller, {
+        mode: 'chat',
+        format: 'openai',
+        info: inspectJson('chat', json),
+        json,
+      });
       return reply;
     });
 
-    r.get('/v1/models', async (req) => {
+    // The model list answers in the caller's format: Anthropic's for x-api-key with anthropic-version,
+    // Google's for x-goog-api-key or ?key= (and always under /v1beta), OpenAI's otherwise.
+    const listFormat = (req: FastifyRequest): WireFormat => {
+      const h = req.headers;
+      if (h['x-api-key'] && h['anthropic-version']) return 'anthropic';
+      if (h['x-goog-api-key'] || (req.query as { key?: unknown } | undefined)?.key) return 'gemini';
+      return 'openai';
+    };
+    const modelList = async (req: FastifyRequest, format: WireFormat) => {
       const { caller, models } = await visibleModels(req);
+      if (format === 'anthropic') return anthropicModelList(models);
+      if (format === 'gemini') return { models: models.map(geminiModel) };
       return { object: 'list', data: models.map((id) => modelObject(id, caller.group)) };
-    });
-    r.get('/v1/models/:model', async (req) => {
+    };
+    const oneModel = async (req: FastifyRequest, format: WireFormat) => {
       const { caller, models } = await visibleModels(req);
-      const id = (req.params as { model: string }).model;
+      const id = (req.params as { model: string }).model.replace(/^models\//, '');
       if (!models.includes(id))
         throw new RelayError(
           404,
@@ -201,8 +246,22 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext, lane:
           'model_not_found',
           'model',
         );
+      if (format === 'anthropic') return anthropicModel(id);
+      if (format === 'gemini') return geminiModel(id);
       return modelObject(id, caller.group);
+    };
+    r.get('/v1/models', async (req) => {
+      const format = listFormat(req);
+      answeredIn.set(req, format);
+      return modelList(req, format);
     });
+    r.get('/v1/models/:model', async (req) => {
+      const format = listFormat(req);
+      answeredIn.set(req, format);
+      return oneModel(req, format);
+    });
+    r.get('/v1beta/models', { config: { format: 'gemini' } }, async (req) => modelList(req, 'gemini'));
+    r.get('/v1beta/models/:model', { config: { format: 'gemini' } }, async (req) => oneModel(req, 'gemini'));
 
     for (const prefix of ['', '/v1']) {
       r.get(`${prefix}/dashboard/billing/subscription`, async (req) =>
@@ -214,3 +273,38 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext, lane:
     }
   });
 }
+
+const pathOf = (url: string) => {
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
+};
+
+const notFound = (url: string) =>
+  new RelayError(404, `Invalid URL (POST ${pathOf(url)})`, 'invalid_request_error', 'not_found');
+
+const ANTHROPIC_MODEL_CREATED = new Date(MODEL_CREATED * 1000).toISOString();
+
+const anthropicModel = (id: string) => ({
+  type: 'model',
+  id,
+  display_name: id,
+  created_at: ANTHROPIC_MODEL_CREATED,
+});
+
+/** Anthropic's model list page (all models in one page). */
+const anthropicModelList = (models: string[]) => ({
+  data: models.map(anthropicModel),
+  has_more: false,
+  first_id: models[0] ?? null,
+  last_id: models[models.length - 1] ?? null,
+});
+
+/** A model in Google's list shape. */
+const geminiModel = (id: string) => ({
+  name: `models/${id}`,
+  version: '001',
+  displayName: id,
+  supportedGenerationMethods: /embed/i.test(id)
+    ? ['embedContent', 'batchEmbedContents']
+    : ['generateContent', 'streamGenerateContent', 'countTokens'],
+});

@@ -1,18 +1,18 @@
+import { ChannelType } from '@modelgate/shared';
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../infra/envelope.ts';
 import { authHeaders, baseUrlOf, callUpstream, type UpstreamTarget } from './upstream.ts';
 
 /**
- * Lists the models an upstream offers (`GET <base>/v1/models`; Gemini through its OpenAI-compatible
- * endpoint), through the SSRF guard. Returns sorted, unique names.
+ * Lists the models an upstream offers (`GET <base>/v1/models`; Gemini's own `/v1beta/models`), through the SSRF guard. Returns sorted, unique names.
  */
 export async function fetchUpstreamModels(ctx: AppContext, t: UpstreamTarget): Promise<string[]> {
   const base = baseUrlOf(t.type, t.baseUrl);
   if (!base) throw new ApiError('this channel type has no default address; fill in the base URL');
   const path =
-    t.type === 24
-      ? '/v1beta/openai/models'
-      : t.type === 3
+    t.type === ChannelType.Gemini
+      ? '/v1beta/models?pageSize=1000'
+      : t.type === ChannelType.Azure
         ? '/openai/models?api-version=2024-10-21'
         : '/v1/models';
   const reply = await callUpstream(ctx, `${base}${path}`, {
@@ -25,7 +25,9 @@ export async function fetchUpstreamModels(ctx: AppContext, t: UpstreamTarget): P
       `failed to fetch models: upstream answered ${reply.status}: ${reply.failure?.message ?? ''}`.trim(),
       502,
     );
-  const data = (reply.body as { data?: Array<{ id?: unknown }> })?.data;
+  // Google lists `{models:[{name:"models/..."}]}`; OpenAI and Anthropic `{data:[{id}]}`.
+  const body = reply.body as { data?: Array<{ id?: unknown }>; models?: Array<{ name?: unknown }> };
+  const data = Array.isArray(body?.models) ? body.models.map((m) => ({ id: m?.name })) : body?.data;
   if (!Array.isArray(data))
     throw new ApiError('failed to fetch models: the upstream reply has no model list', 502);
   const names = data

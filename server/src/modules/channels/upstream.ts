@@ -21,6 +21,7 @@ export const firstKey = (key: string) => key.split(/\r?\n/)[0]?.trim() ?? '';
 
 export function authHeaders(t: UpstreamTarget): Record<string, string> {
   if (t.type === 14) return { 'x-api-key': t.key, 'anthropic-version': '2023-06-01' };
+  if (t.type === 24) return { 'x-goog-api-key': t.key };
   if (t.type === 3) return { 'api-key': t.key };
   const h: Record<string, string> = { authorization: `Bearer ${t.key}` };
   if (t.type === 1 && t.organization) h['openai-organization'] = t.organization;

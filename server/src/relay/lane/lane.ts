@@ -3,17 +3,25 @@ import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { newRequestId, REQUEST_ID_HEADER } from '../../infra/request-id.ts';
-import { relayFailure } from '../errors.ts';
 import { type RelayReply, type RelayRequest, setRelayCors } from '../exchange.ts';
+import { failureIn } from '../failure.ts';
+import type { WireFormat } from '../formats/hub.ts';
 import { LaneReply } from './lane-reply.ts';
 import { isJsonType, readJson } from './read-json.ts';
 
 export type LaneHandler = (req: RelayRequest, reply: RelayReply) => Promise<unknown>;
 
+/** What serves one lane path: the handler, and the protocol its errors are written in. */
+export interface LaneRoute {
+  handler: LaneHandler;
+  format: WireFormat;
+}
+
 class LaneRequest implements RelayRequest {
   body: unknown = undefined;
   private logger?: FastifyBaseLogger;
   private address?: string;
+  private params?: Record<string, string>;
 
   constructor(
     readonly raw: IncomingMessage,
@@ -28,6 +36,16 @@ class LaneRequest implements RelayRequest {
 
   get headers(): IncomingHttpHeaders {
     return this.raw.headers;
+  }
+
+  /** The query string's parameters (Gemini clients may send the key as `?key=`). */
+  get query(): Record<string, string> {
+    if (!this.params) {
+      const url = this.url;
+      const q = url.indexOf('?');
+      this.params = q < 0 ? {} : Object.fromEntries(new URLSearchParams(url.slice(q + 1)));
+    }
+    return this.params;
   }
 
   /** The peer, or with TRUSTED_PROXIES the client X-Forwarded-For names, exactly as Fastify computes it. */
@@ -55,37 +73,37 @@ class LaneRequest implements RelayRequest {
  * closing) is left to Fastify.
  */
 export function createLane(ctx: AppContext) {
-  const routes = new Map<string, LaneHandler>();
+  let resolve: (path: string) => LaneRoute | null = () => null;
   const limit = ctx.config.maxRequestBodyMb * 1024 * 1024;
   const trusted = ctx.config.trustedProxies;
   const trust = trusted.length ? proxyAddr.compile(trusted) : null;
   const log = ctx.log as FastifyBaseLogger;
   let closing = false;
 
-  async function serve(handler: LaneHandler, raw: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function serve(route: LaneRoute, raw: IncomingMessage, res: ServerResponse): Promise<void> {
     const req = new LaneRequest(raw, newRequestId(), log, trust);
     const reply = new LaneReply(res);
     reply.header(REQUEST_ID_HEADER, req.id);
     setRelayCors(reply, raw.headers.origin);
     try {
       req.body = await readJson(raw, limit);
-      await handler(req, reply);
+      await route.handler(req, reply);
     } catch (err) {
       if (reply.sent) {
         req.log.error({ err }, 'relay error after the reply started');
         if (!res.writableEnded) res.end();
         return;
       }
-      const { status, body } = relayFailure(err, req.id, req.log);
+      const { status, body } = failureIn(route.format, err, req.id, req.log);
       if (status >= 500) req.log.error({ url: req.url, status }, 'request failed');
       reply.code(status).send(body);
     }
   }
 
   return {
-    /** Serves `path` (exact, no trailing slash) through the lane. */
-    route(path: string, handler: LaneHandler): void {
-      routes.set(path, handler);
+    /** How the lane finds the route of a path (exact, no trailing slash, query removed); null = not the lane's. */
+    use(resolver: (path: string) => LaneRoute | null): void {
+      resolve = resolver;
     },
     close(): void {
       closing = true;
@@ -95,11 +113,10 @@ export function createLane(ctx: AppContext) {
       if (raw.method !== 'POST' || closing) return false;
       const url = raw.url ?? '';
       const q = url.indexOf('?');
-      const handler = routes.get(q < 0 ? url : url.slice(0, q));
+      const route = resolve(q < 0 ? url : url.slice(0, q));
       // Compressed bodies are rare: Fastify's route decodes them (relay/request-decoding.ts).
-      if (!handler || !isJsonType(raw.headers['content-type']) || raw.headers['content-encoding'])
-        return false;
-      void serve(handler, raw, res);
+      if (!route || !isJsonType(raw.headers['content-type']) || raw.headers['content-encoding']) return false;
+      void serve(route, raw, res);
       return true;
     },
   };

@@ -1,11 +1,15 @@
-import { channelTypeInfo } from '@modelgate/shared';
+import { ChannelType, channelTypeInfo } from '@modelgate/shared';
+import { anthropicAdapter } from './anthropic/index.ts';
 import { azureAdapter } from './azure/index.ts';
+import { geminiAdapter } from './gemini/index.ts';
 import { openaiAdapter } from './openai/index.ts';
 import type { ProviderAdapter } from './types.ts';
 
 /** Adapters by channel type; a type not listed falls back to OpenAI's when it speaks that format. */
 const BY_TYPE: Record<number, ProviderAdapter> = {
-  3: azureAdapter,
+  [ChannelType.Azure]: azureAdapter,
+  [ChannelType.Anthropic]: anthropicAdapter,
+  [ChannelType.Gemini]: geminiAdapter,
 };
 
 export function adapterFor(type: number): ProviderAdapter | null {

@@ -4,7 +4,8 @@ import type { Usage } from '../billing/quota.ts';
 import { RelayError } from '../errors.ts';
 import { readUsage } from '../formats/openai/usage.ts';
 import { networkError } from '../upstream.ts';
-import { SSE_HEADERS, SseLineReader } from './sse.ts';
+import { ClientStream } from './client-stream.ts';
+import { SseLineReader } from './sse.ts';
 
 export interface StreamOptions {
   res: Dispatcher.ResponseData;
@@ -78,45 +79,8 @@ export async function relayStream(o: StreamOptions, startedAt: number): Promise<
     meta: {},
   };
   const reader = new SseLineReader();
-  const raw = o.raw;
-  let started = false;
-  let quietTick = false;
-  const onClose = () => {
-    if (!raw.writableFinished) {
-      out.clientGone = true;
-      o.abort();
-    }
-  };
-  raw.on('close', onClose);
-
-  const start = () => {
-    if (started) return;
-    started = true;
-    o.onStart();
-    raw.writeHead(200, { ...o.headers, ...SSE_HEADERS });
-  };
-  const write = async (s: string) => {
-    start();
-    quietTick = false;
-    if (!raw.write(s) && !out.clientGone) {
-      await new Promise<void>((resolve) => {
-        raw.once('drain', resolve);
-        raw.once('close', resolve);
-      });
-    }
-  };
-
-  let ping: NodeJS.Timeout | undefined;
-  if (o.pingSeconds > 0) {
-    // With keep-alive pings the headers go out at once, so a silent upstream does not look like a dead connection.
-    start();
-    quietTick = true;
-    ping = setInterval(() => {
-      // A ping goes out when nothing was written during the whole last interval.
-      if (quietTick && !out.clientGone) raw.write(': PING\n\n');
-      quietTick = true;
-    }, o.pingSeconds * 1000);
-  }
+  const client = new ClientStream(o, startedAt);
+  const started = () => client.started;
 
   const handle = (payloads: string[]): string => {
     let buf = '';
@@ -138,7 +102,7 @@ export async function relayStream(o: StreamOptions, startedAt: number): Promise<
           false,
         );
         // Before the first byte an error event is an ordinary failure: thrown below, so another channel may answer.
-        if (!started) continue;
+        if (!started()) continue;
       } else {
         collect(chunk, out);
       }
@@ -156,25 +120,24 @@ export async function relayStream(o: StreamOptions, startedAt: number): Promise<
   try {
     for await (const chunk of o.res.body) {
       const buf = handle(reader.push(chunk as Buffer));
-      if (out.error && !started) throw out.error;
-      if (buf) {
-        if (!out.firstAt) out.firstAt = Math.max(1, Math.round(performance.now() - startedAt));
-        await write(buf);
-      }
-      if (out.clientGone) break;
+      if (out.error && !started()) throw out.error;
+      if (buf) await client.write(buf);
+      if (client.clientGone) break;
     }
     const tail = handle(reader.end());
-    if (tail) await write(tail);
+    if (tail) await client.write(tail);
   } catch (err) {
-    if (!out.clientGone) {
+    if (!client.clientGone) {
       const e = networkError(err);
-      if (!started) throw e;
+      if (!started()) throw e;
       out.error = e;
     }
   } finally {
-    if (ping) clearInterval(ping);
+    client.stop();
+    out.firstAt = client.firstAt;
+    out.clientGone = client.clientGone;
   }
-  if (!started && !out.clientGone) {
+  if (!started() && !out.clientGone) {
     if (out.error) throw out.error;
     throw new RelayError(
       502,

@@ -10,7 +10,9 @@ export type Mode =
   | 'speech'
   | 'transcriptions'
   | 'translations'
-  | 'rerank';
+  | 'rerank'
+  /** Anthropic count_tokens, Gemini countTokens, Responses input_tokens: counted here, never billed. */
+  | 'count_tokens';
 
 export const MODE_PATHS: Record<Mode, string> = {
   chat: '/v1/chat/completions',
@@ -22,6 +24,7 @@ export const MODE_PATHS: Record<Mode, string> = {
   transcriptions: '/v1/audio/transcriptions',
   translations: '/v1/audio/translations',
   rerank: '/v1/rerank',
+  count_tokens: '/v1/messages/count_tokens',
 };
 
 /** What the gateway reads from a client request before choosing a channel. */

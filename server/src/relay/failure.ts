@@ -1,0 +1,31 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { relayFailure } from './errors.ts';
+import { codecFor } from './formats/codecs.ts';
+import { kindOfStatus } from './formats/common.ts';
+import type { HubError, WireFormat } from './formats/hub.ts';
+
+/**
+ * Any error thrown while relaying, as the status and body the client's protocol uses: OpenAI's
+ * `{error:{message,type,param,code}}`, Anthropic's `{type:"error",error:{type,message}}` or Google's
+ * `{error:{code,message,status}}`. The request id is in the message (and in a header on every reply).
+ */
+export function failureIn(
+  format: WireFormat,
+  err: unknown,
+  requestId: string,
+  log: FastifyBaseLogger,
+): { status: number; body: unknown } {
+  const openai = relayFailure(err, requestId, log);
+  if (format === 'openai' || format === 'responses') return openai;
+  const e = openai.body.error;
+  const suffix = ` (request id: ${requestId})`;
+  const hub: HubError = {
+    status: openai.status,
+    kind: e.type === 'insufficient_quota' ? 'quota' : kindOfStatus(openai.status),
+    // The codec adds the request id to the message, as the OpenAI body has it.
+    message: e.message.endsWith(suffix) ? e.message.slice(0, -suffix.length) : e.message,
+    code: e.code,
+    param: e.param,
+  };
+  return codecFor(format).encodeError(hub, requestId);
+}

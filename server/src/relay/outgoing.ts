@@ -1,0 +1,130 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { FormData } from 'undici';
+import type { OptionStore } from '../modules/options/store.ts';
+import type { ChannelEntry } from './cache/channels.ts';
+import { badRequest } from './errors.ts';
+import { codecFor } from './formats/codecs.ts';
+import { geminiBatchBody, openaiEmbedBody, openaiEmbedTexts } from './formats/embeddings.ts';
+import type { CodecContext, HubRequest } from './formats/hub.ts';
+import { MODE_PATHS } from './formats/openai/request.ts';
+import type { RelayInput } from './input.ts';
+import { claudeDefaultMaxTokens } from './providers/anthropic/index.ts';
+import type { ProviderAdapter, UpstreamCall } from './providers/types.ts';
+
+/** One call to one channel: the wire format its host speaks for this request, the path and mapped model. */
+export function callFor(
+  options: OptionStore,
+  input: RelayInput,
+  url: string,
+  clientHeaders: IncomingHttpHeaders,
+  ch: ChannelEntry,
+  adapter: ProviderAdapter,
+): UpstreamCall {
+  const q = url.indexOf('?');
+  const format =
+    input.mode === 'chat'
+      ? adapter.formatFor(ch, input.format)
+      : input.mode === 'embeddings'
+        ? (adapter.embeddingFormat ?? 'openai')
+        : 'openai';
+  return {
+    mode: input.mode,
+    format,
+    path: format === 'responses' ? '/v1/responses' : MODE_PATHS[input.mode],
+    model: ch.modelMapping[input.info.model] || input.info.model,
+    stream: input.info.stream,
+    query: q >= 0 ? url.slice(q + 1) : '',
+    clientHeaders,
+    options,
+    ...(format === 'gemini' && input.mode === 'embeddings'
+      ? {
+          geminiAction:
+            input.format === 'gemini' && !input.embedBatch ? 'embedContent' : 'batchEmbedContents',
+        }
+      : {}),
+  };
+}
+
+/** The body of one upstream call, and whether the answer must be converted back to the client's format. */
+export interface Outgoing {
+  body: string | FormData;
+  /** The JSON sent (JSON bodies only), for counting a prompt the upstream reports no usage for. */
+  json?: Record<string, unknown>;
+  /** Set when the channel speaks another format than the client: the request as the upstream got it. */
+  converted?: HubRequest;
+  /** An embeddings request converted between OpenAI's and Gemini's formats. */
+  embedConverted?: boolean;
+}
+
+/**
+ * Builds the upstream body. Same format: the client's body with only the gateway's edits (model mapping,
+ * OpenAI's usage request, the host's edits, the channel's parameter override), or unchanged in pass-through
+ * mode. Another format: the client's request through the hub into the upstream's format.
+ */
+export function outgoingFor(
+  input: RelayInput,
+  call: UpstreamCall,
+  adapter: ProviderAdapter,
+  ch: ChannelEntry,
+  requestId: string,
+  passThrough: boolean,
+): Outgoing {
+  if (!input.json) {
+    const form = new FormData();
+    for (const [k, v] of input.form ?? []) form.append(k, k === 'model' ? call.model : v);
+    return { body: form };
+  }
+  if (input.mode === 'chat' && call.format !== input.format)
+    return converted(input, call, adapter, ch, requestId);
+  if (input.mode === 'embeddings' && call.format !== input.format) {
+    const texts = input.embedTexts ?? openaiEmbedTexts(input.json);
+    const json =
+      call.format === 'gemini' ? geminiBatchBody(call.model, texts) : openaiEmbedBody(call.model, texts);
+    return { ...finish(json, call, adapter, ch), embedConverted: true };
+  }
+  if (passThrough) return { body: JSON.stringify(input.json), json: input.json };
+  const json: Record<string, unknown> = { ...input.json };
+  // Gemini names the model in the URL, every other format in the body.
+  if (call.format !== 'gemini') json.model = call.model;
+  if (call.format === 'openai') {
+    if (call.stream && adapter.streamUsage(ch)) {
+      const so = input.json.stream_options;
+      json.stream_options = { ...(so && typeof so === 'object' ? so : {}), include_usage: true };
+    } else delete json.stream_options;
+  }
+  return finish(json, call, adapter, ch);
+}
+
+function converted(
+  input: RelayInput,
+  call: UpstreamCall,
+  adapter: ProviderAdapter,
+  ch: ChannelEntry,
+  requestId: string,
+): Outgoing {
+  if (input.format === 'responses' && input.json?.previous_response_id)
+    throw badRequest(
+      `previous_response_id cannot be resolved for model ${input.info.model}: its channel does not store responses; send the whole conversation in input`,
+      'invalid_value',
+      'previous_response_id',
+    );
+  const ctx: CodecContext = { model: call.model, stream: call.stream, requestId };
+  // OpenAI chat clients are decoded only when a channel of another format serves them; kept for retries.
+  input.hub ??= codecFor(input.format).decodeRequest(input.json ?? {}, { ...ctx, model: input.info.model });
+  const hub: HubRequest = { ...input.hub, model: call.model, stream: call.stream };
+  if (call.format === 'anthropic') ctx.defaultMaxTokens = claudeDefaultMaxTokens(call);
+  const json = codecFor(call.format).encodeRequest(hub, ctx);
+  if (call.format === 'openai' && !adapter.streamUsage(ch)) delete json.stream_options;
+  return { ...finish(json, call, adapter, ch), converted: hub };
+}
+
+function finish(
+  json: Record<string, unknown>,
+  call: UpstreamCall,
+  adapter: ProviderAdapter,
+  ch: ChannelEntry,
+): Outgoing {
+  adapter.prepareBody?.(json, ch, call);
+  if (ch.paramOverride) Object.assign(json, ch.paramOverride);
+  return { body: JSON.stringify(json), json };
+}

@@ -1,0 +1,70 @@
+import { channelTypeInfo } from '@modelgate/shared';
+import type { ChannelEntry } from '../../cache/channels.ts';
+import type { ProviderAdapter, UpstreamCall } from '../types.ts';
+
+const API_VERSION = '2023-06-01';
+const THINKING_SUFFIX = '-thinking';
+
+/**
+ * Anthropic (type 14): Messages at `/v1/messages`, the key in `x-api-key`, the client's `anthropic-version`
+ * and `anthropic-beta` passed on (plus per-model headers from `claude.model_headers_settings`). Models named
+ * `<model>-thinking` get extended thinking when `claude.thinking_adapter_enabled` is on.
+ */
+export const anthropicAdapter: ProviderAdapter = {
+  name: 'anthropic',
+  formatFor: () => 'anthropic',
+  modes: new Set(),
+  url(ch: ChannelEntry) {
+    const base = ch.baseUrl || channelTypeInfo(ch.type)?.defaultBaseUrl || 'https://api.anthropic.com';
+    return `${base}/v1/messages`;
+  },
+  headers(ch, call) {
+    const client = call.clientHeaders;
+    const h: Record<string, string> = {
+      'x-api-key': ch.key,
+      'anthropic-version': headerText(client['anthropic-version']) || API_VERSION,
+    };
+    const betas = new Set(splitList(headerText(client['anthropic-beta'])));
+    const perModel = call.options.json<Record<string, unknown>>('claude.model_headers_settings')?.[
+      call.model
+    ];
+    if (perModel && typeof perModel === 'object')
+      for (const [k, v] of Object.entries(perModel)) {
+        const key = k.toLowerCase();
+        const values = Array.isArray(v) ? v.map(String) : [String(v)];
+        if (key === 'anthropic-beta') for (const b of values.flatMap(splitList)) betas.add(b);
+        else if (key !== 'x-api-key' && key !== 'authorization') h[key] = values.join(',');
+      }
+    if (betas.size) h['anthropic-beta'] = [...betas].join(',');
+    return h;
+  },
+  streamUsage: () => true,
+  prepareBody(body, _ch, call) {
+    if (!call.options.bool('claude.thinking_adapter_enabled')) return;
+    const model = typeof body.model === 'string' ? body.model : '';
+    if (!model.endsWith(THINKING_SUFFIX)) return;
+    body.model = model.slice(0, -THINKING_SUFFIX.length);
+    if (body.thinking) return;
+    const max = Math.max(typeof body.max_tokens === 'number' ? body.max_tokens : 0, 1280);
+    const share = call.options.float('claude.thinking_adapter_budget_tokens_percentage') || 0.8;
+    body.max_tokens = max;
+    body.thinking = { type: 'enabled', budget_tokens: Math.max(1024, Math.floor(max * share)) };
+    body.temperature = 1;
+    delete body.top_p;
+    delete body.top_k;
+  },
+};
+
+/** `claude.default_max_tokens`: max_tokens for a model whose request has none (key `default` for the rest). */
+export function claudeDefaultMaxTokens(call: UpstreamCall): number {
+  const map = call.options.json<Record<string, number>>('claude.default_max_tokens') ?? {};
+  const n = map[call.model] ?? map[call.model.replace(/-thinking$/, '')] ?? map.default;
+  return typeof n === 'number' && n > 0 ? Math.floor(n) : 8192;
+}
+
+const headerText = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(',') : (v ?? ''));
+const splitList = (s: string) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);

@@ -1,0 +1,168 @@
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { Dispatcher } from 'undici';
+import { RelayError } from '../errors.ts';
+import type {
+  HubError,
+  HubEvent,
+  HubStreamDecoder,
+  HubStreamEncoder,
+  HubUsage,
+  SseEvent,
+} from '../formats/hub.ts';
+import { networkError } from '../upstream.ts';
+import { ClientStream, type ClientStreamOptions } from './client-stream.ts';
+
+export interface FormatStreamOptions extends ClientStreamOptions {
+  res: Dispatcher.ResponseData;
+  /** Reads the upstream's events (for usage and errors, and to convert them). */
+  decoder: HubStreamDecoder;
+  /** Writes the client's events; absent = the upstream's bytes go to the client as they came. */
+  encoder?: HubStreamEncoder;
+  /** With no encoder: each upstream SSE payload becomes an element of a JSON array (Gemini without alt=sse). */
+  arrayFrames?: boolean;
+  /** With no encoder: the event that ends the client's stream after a failure mid-stream, in its protocol. */
+  errorFrame: (err: HubError) => string;
+}
+
+export interface FormatOutcome {
+  usage: HubUsage | null;
+  /** Text the client received (content, thinking, tool names and arguments), for counting when usage is missing. */
+  text: string;
+  toolCalls: number;
+  firstAt: number;
+  clientGone: boolean;
+  /** Set when the upstream failed after the stream had started. */
+  error: RelayError | null;
+}
+
+/** A hub error as the relay's error (not local: another channel may do better). */
+export const relayErrorOf = (e: HubError) =>
+  new RelayError(
+    e.status,
+    e.message,
+    e.kind === 'quota' ? 'insufficient_quota' : 'upstream_error',
+    e.code ?? null,
+    e.param ?? null,
+    false,
+  );
+
+const hubErrorOf = (e: RelayError): HubError => ({
+  status: e.status,
+  kind: e.status === 504 ? 'timeout' : 'server',
+  message: e.message,
+  code: e.code,
+});
+
+/**
+ * Relays a stream of any wire format event by event as it arrives (never buffered whole). Every upstream
+ * event goes through its format's decoder, which yields the usage, the produced text and errors. With an
+ * encoder the client gets the events converted into its own format; without one (same format) it gets the
+ * upstream's bytes unchanged. As with the OpenAI stream, nothing is sent before the first event, so a stream
+ * that fails before it can still be retried on another channel.
+ */
+export async function relayFormatStream(o: FormatStreamOptions, startedAt: number): Promise<FormatOutcome> {
+  const out: FormatOutcome = {
+    usage: null,
+    text: '',
+    toolCalls: 0,
+    firstAt: 0,
+    clientGone: false,
+    error: null,
+  };
+  const client = new ClientStream(o, startedAt);
+  const pending: SseEvent[] = [];
+  const parser = createParser({
+    onEvent: (m: EventSourceMessage) =>
+      pending.push(m.event ? { event: m.event, data: m.data } : { data: m.data }),
+  });
+  const text = new TextDecoder();
+  let elements = 0;
+
+  const track = (e: HubEvent) => {
+    switch (e.type) {
+      case 'usage':
+        out.usage = e.usage;
+        break;
+      case 'text':
+      case 'thinking':
+      case 'refusal':
+        out.text += e.text;
+        break;
+      case 'tool_call':
+        out.toolCalls++;
+        out.text += e.name;
+        break;
+      case 'tool_args':
+        out.text += e.delta;
+        break;
+      case 'error':
+        out.error = relayErrorOf(e.error);
+        break;
+    }
+  };
+  /** The client's bytes for the events read so far. */
+  const drain = (events: HubEvent[]): string => {
+    let buf = '';
+    for (const e of events) {
+      track(e);
+      if (o.encoder && (client.started || e.type !== 'error')) buf += o.encoder.push(e);
+    }
+    return buf;
+  };
+  const decodePending = (): string => {
+    let buf = '';
+    for (const ev of pending) {
+      buf += drain(o.decoder.push(ev));
+      if (o.arrayFrames && ev.data) buf += `${elements++ === 0 ? '[' : ',\r\n'}${ev.data}`;
+    }
+    pending.length = 0;
+    return buf;
+  };
+
+  try {
+    for await (const chunk of o.res.body) {
+      parser.feed(text.decode(chunk as Buffer, { stream: true }));
+      const buf = decodePending();
+      // Before the first byte an error event is an ordinary failure: thrown, so another channel may answer.
+      if (out.error && !client.started) throw out.error;
+      if (o.encoder || o.arrayFrames) {
+        if (buf) await client.write(buf);
+      } else await client.write(chunk as Buffer);
+      if (client.clientGone) break;
+    }
+    if (!client.clientGone) {
+      parser.feed(`${text.decode()}\n\n`);
+      const buf = decodePending() + drain(o.decoder.end());
+      if (out.error && !client.started) throw out.error;
+      if (buf && (o.encoder || o.arrayFrames)) await client.write(buf);
+    }
+  } catch (err) {
+    if (!client.clientGone) {
+      const e = err instanceof RelayError ? err : networkError(err);
+      if (!client.started) throw e;
+      out.error = e;
+      const hub = hubErrorOf(e);
+      if (o.encoder) await client.write(o.encoder.push({ type: 'error', error: hub }));
+      else if (!o.arrayFrames) await client.write(o.errorFrame(hub));
+    }
+  } finally {
+    client.stop();
+    out.firstAt = client.firstAt;
+    out.clientGone = client.clientGone;
+  }
+  if (!client.started && !out.clientGone)
+    throw new RelayError(
+      502,
+      'the upstream ended the stream without sending anything',
+      'upstream_error',
+      'empty_stream',
+      null,
+      false,
+    );
+  if (!out.clientGone && !o.raw.writableEnded) {
+    let tail = o.encoder ? o.encoder.end() : '';
+    if (o.arrayFrames) tail += elements ? ']' : '[]';
+    o.raw.end(tail);
+  }
+  return out;
+}
