@@ -39,6 +39,14 @@ export function settle(
     model_price: price.modelPrice,
     cache_tokens: usage.cachedTokens,
     cache_ratio: price.cacheRatio,
+    ...(usage.cacheWriteTokens || usage.cacheWrite1hTokens
+      ? {
+          cache_creation_tokens: usage.cacheWriteTokens ?? 0,
+          cache_creation_tokens_1h: usage.cacheWrite1hTokens ?? 0,
+          cache_creation_ratio: price.cacheWriteRatio,
+        }
+      : {}),
+    ...(usage.reasoningTokens ? { reasoning_tokens: usage.reasoningTokens } : {}),
     frt: isStream ? produced.firstAt : -1,
     first_time: produced.firstAt,
     is_stream: isStream === 1,

@@ -181,6 +181,7 @@ export const OPTIONS: Record<string, OptionDef> = {
   ModelRatio: ratioMap('{}'),
   CompletionRatio: ratioMap('{}'),
   CacheRatio: ratioMap('{}'),
+  CreateCacheRatio: ratioMap('{}'),
   ModelPrice: ratioMap('{}'),
   GroupRatio: ratioMap('{"default":1,"vip":1,"svip":1}'),
   UserUsableGroups: textMap('{"default":"默认分组","vip":"vip分组"}'),

@@ -19,6 +19,7 @@ export function priceFor(state: RelayState, caller: Caller, model: string): Pric
       modelRatio: UNSET_MODEL_RATIO,
       completionRatio: 1,
       cacheRatio: 1,
+      cacheWriteRatio: 1,
       modelPrice: -1,
       groupRatio: state.prices.groupRatio(caller.group),
       unset: true,

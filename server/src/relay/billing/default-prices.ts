@@ -152,3 +152,14 @@ export const DEFAULT_MODEL_PRICE: Record<string, number> = {
   'dall-e-3': 0.04,
   'gpt-image-1': 0.04,
 };
+
+/**
+ * Price of a prompt token written to the cache, relative to a plain prompt token, from the providers' price
+ * lists: Anthropic charges 1.25x for a 5-minute write (2x for 1 hour, see CACHE_WRITE_1H_FACTOR). OpenAI,
+ * DeepSeek, xAI and Gemini charge nothing extra for writes, so their models are left at the default 1.
+ */
+export const DEFAULT_CREATE_CACHE_RATIO: Record<string, number> = Object.fromEntries(
+  Object.keys(DEFAULT_CACHE_RATIO)
+    .filter((m) => m.startsWith('claude'))
+    .map((m) => [m, 1.25]),
+);

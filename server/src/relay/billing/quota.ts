@@ -6,6 +6,8 @@ export interface Price {
   modelRatio: number;
   completionRatio: number;
   cacheRatio: number;
+  /** Price of a prompt token written to the cache (5-minute TTL), relative to a plain one (Anthropic: 1.25). */
+  cacheWriteRatio: number;
   /** US$ per request when the model is priced per call; -1 otherwise. */
   modelPrice: number;
   groupRatio: number;
@@ -16,7 +18,19 @@ export interface Usage {
   completionTokens: number;
   /** Prompt tokens served from the provider's cache (part of promptTokens). */
   cachedTokens: number;
+  /** Prompt tokens written to the cache with a 5-minute (or unknown) TTL (part of promptTokens). */
+  cacheWriteTokens?: number;
+  /** Prompt tokens written to the cache with a 1-hour TTL (part of promptTokens). */
+  cacheWrite1hTokens?: number;
+  /** Output tokens spent on reasoning (part of completionTokens; billed as output, shown in the log). */
+  reasoningTokens?: number;
 }
+
+/**
+ * A 1-hour cache write costs 2x a plain prompt token where a 5-minute one costs 1.25x (Anthropic's price
+ * list): the 1-hour ratio is the 5-minute ratio x 1.6.
+ */
+export const CACHE_WRITE_1H_FACTOR = 1.6;
 
 type Frac = [bigint, bigint];
 
@@ -74,19 +88,27 @@ export function fixedQuota(price: Price, quotaPerUnit: number, times = 1): numbe
 }
 
 /**
- * Quota for one text request: round(((P - K) + K x CacheRatio + C x CompletionRatio) x ModelRatio x GroupRatio),
- * at least 1 when the ratios are not zero; a per-call price instead when the model has one. No tokens at all
- * (the upstream produced nothing) costs nothing.
+ * Quota for one text request:
+ * round(((P - K - W - H) + K x CacheRatio + (W + H x 1.6) x CacheWriteRatio + C x CompletionRatio)
+ *   x ModelRatio x GroupRatio)
+ * with K cache reads, W 5-minute and H 1-hour cache writes; at least 1 when the ratios are not zero; a
+ * per-call price instead when the model has one. No tokens at all (the upstream produced nothing) costs nothing.
  */
 export function textQuota(usage: Usage, price: Price, quotaPerUnit: number): number {
   const { promptTokens: p, completionTokens: c } = usage;
   if (p + c <= 0) return 0;
   if (price.modelPrice >= 0) return fixedQuota(price, quotaPerUnit);
   const k = Math.min(Math.max(usage.cachedTokens, 0), p);
-  const tokens = add(
-    add(int(p - k), mul(int(k), frac(price.cacheRatio))),
+  const w = Math.min(Math.max(usage.cacheWriteTokens ?? 0, 0), p - k);
+  const h = Math.min(Math.max(usage.cacheWrite1hTokens ?? 0, 0), p - k - w);
+  let tokens = add(
+    add(int(p - k - w - h), mul(int(k), frac(price.cacheRatio))),
     mul(int(c), frac(price.completionRatio)),
   );
+  if (w + h > 0) {
+    const writes = add(int(w), mul(int(h), frac(CACHE_WRITE_1H_FACTOR)));
+    tokens = add(tokens, mul(writes, frac(price.cacheWriteRatio)));
+  }
   const ratio = mul(frac(price.modelRatio), frac(price.groupRatio));
   const quota = roundHalfAway(mul(tokens, ratio));
   return ratio[0] !== 0n && quota <= 0 ? 1 : quota;

@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.ts';
 import {
   DEFAULT_CACHE_RATIO,
   DEFAULT_COMPLETION_RATIO,
+  DEFAULT_CREATE_CACHE_RATIO,
   DEFAULT_MODEL_PRICE,
   DEFAULT_MODEL_RATIO,
 } from '../billing/default-prices.ts';
@@ -14,24 +15,35 @@ export interface ModelPricing {
   modelRatio: number;
   completionRatio: number;
   cacheRatio: number;
+  cacheWriteRatio: number;
   modelPrice: number;
 }
 
 /**
- * Prices from the options (ModelRatio, CompletionRatio, CacheRatio, ModelPrice, GroupRatio) over the built-in
+ * Prices from the options (ModelRatio, CompletionRatio, CacheRatio, CreateCacheRatio, ModelPrice, GroupRatio) over the built-in
  * tables, merged once per option change so a lookup is a few map reads.
  */
 export class PriceCache {
   private ratio: Table = {};
   private completion: Table = {};
   private cache: Table = {};
+  private cacheWrite: Table = {};
   private price: Table = {};
   private group: Table = {};
 
   constructor(private readonly ctx: AppContext) {
     this.reload();
     ctx.options.onChange((key) => {
-      if (['ModelRatio', 'CompletionRatio', 'CacheRatio', 'ModelPrice', 'GroupRatio'].includes(key))
+      if (
+        [
+          'ModelRatio',
+          'CompletionRatio',
+          'CacheRatio',
+          'CreateCacheRatio',
+          'ModelPrice',
+          'GroupRatio',
+        ].includes(key)
+      )
         this.reload();
     });
   }
@@ -47,6 +59,7 @@ export class PriceCache {
     this.ratio = { ...DEFAULT_MODEL_RATIO, ...opt('ModelRatio') };
     this.completion = { ...DEFAULT_COMPLETION_RATIO, ...opt('CompletionRatio') };
     this.cache = { ...DEFAULT_CACHE_RATIO, ...opt('CacheRatio') };
+    this.cacheWrite = { ...DEFAULT_CREATE_CACHE_RATIO, ...opt('CreateCacheRatio') };
     this.price = { ...DEFAULT_MODEL_PRICE, ...opt('ModelPrice') };
     this.group = opt('GroupRatio');
   }
@@ -59,6 +72,7 @@ export class PriceCache {
       modelRatio: ratio ?? 0,
       completionRatio: this.completion[name] ?? 1,
       cacheRatio: this.cache[name] ?? 1,
+      cacheWriteRatio: this.cacheWrite[name] ?? 1,
       modelPrice: price ?? -1,
     };
   }

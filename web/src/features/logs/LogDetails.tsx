@@ -27,9 +27,16 @@ export function LogDetails({ row, admin }: { row: LogItem; admin: boolean }) {
         }
       : null,
     o.cache_tokens ? { key: 'cache', label: t('log.cacheTokens'), children: o.cache_tokens } : null,
-    o.cache_creation_tokens
-      ? { key: 'cc', label: t('log.cacheCreationTokens'), children: o.cache_creation_tokens }
+    o.cache_creation_tokens || o.cache_creation_tokens_1h
+      ? {
+          key: 'cc',
+          label: t('log.cacheCreationTokens'),
+          children: o.cache_creation_tokens_1h
+            ? `${o.cache_creation_tokens ?? 0} + ${o.cache_creation_tokens_1h} (1h)`
+            : o.cache_creation_tokens,
+        }
       : null,
+    o.reasoning_tokens ? { key: 'rt', label: t('log.reasoningTokens'), children: o.reasoning_tokens } : null,
     o.reasoning_effort ? { key: 're', label: t('log.reasoningEffort'), children: o.reasoning_effort } : null,
     admin && chain.length > 1
       ? { key: 'retry', label: t('log.colRetry'), children: chain.join(' → ') }

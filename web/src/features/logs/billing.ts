@@ -11,6 +11,9 @@ export interface LogOther {
   cache_ratio?: number;
   cache_creation_tokens?: number;
   cache_creation_ratio?: number;
+  /** Prompt tokens written to the cache for 1 hour (Anthropic), billed at the creation ratio x 1.6. */
+  cache_creation_tokens_1h?: number;
+  reasoning_tokens?: number;
   is_model_mapped?: boolean;
   upstream_model_name?: string;
   reasoning_effort?: string;
@@ -47,6 +50,9 @@ export const fmt = (v: number) => String(Number(v.toFixed(6)));
 /** A US$ amount as the explanation shows it: `$0.02725`. */
 const usd = (v: number) => `$${fmt(v)}`;
 
+/** A 1-hour cache write costs 1.6x a 5-minute one (Anthropic: 2x against 1.25x a plain prompt token). */
+const CACHE_WRITE_1H_FACTOR = 1.6;
+
 export type BillingLine = { key: string; values?: Record<string, string | number> };
 
 /** Lines (i18n keys under `log.billing.*` with values) explaining how `quota` was computed. */
@@ -75,6 +81,8 @@ export function explainBilling(
   const cacheRatio = num(o.cache_ratio, 1);
   const creation = num(o.cache_creation_tokens);
   const creationRatio = num(o.cache_creation_ratio, 1);
+  const creation1h = num(o.cache_creation_tokens_1h);
+  const creationRatio1h = creationRatio * CACHE_WRITE_1H_FACTOR;
   if (cache > 0)
     lines.push({
       key: 'cache',
@@ -84,6 +92,11 @@ export function explainBilling(
     lines.push({
       key: 'cacheCreation',
       values: { tokens: creation, ratio: fmt(creationRatio), price: usd(inPrice * creationRatio) },
+    });
+  if (creation1h > 0)
+    lines.push({
+      key: 'cacheCreation1h',
+      values: { tokens: creation1h, ratio: fmt(creationRatio1h), price: usd(inPrice * creationRatio1h) },
     });
   const audioIn = num(o.audio_input);
   const audioOut = num(o.audio_output);
@@ -109,17 +122,24 @@ export function explainBilling(
       values: { calls: num(o.file_search_call_count), price: usd(num(o.file_search_price)) },
     });
   // The token part of the charge: uncached prompt + cached x ratio + created x ratio + completion x ratio.
-  const plain = Math.max(0, row.prompt_tokens - cache - creation);
-  const weighted = plain + cache * cacheRatio + creation * creationRatio + row.completion_tokens * completion;
+  const plain = Math.max(0, row.prompt_tokens - cache - creation - creation1h);
+  const weighted =
+    plain +
+    cache * cacheRatio +
+    creation * creationRatio +
+    creation1h * creationRatio1h +
+    row.completion_tokens * completion;
   const dollars = (weighted / 1_000_000) * inPrice * group;
   lines.push({
-    key: creation > 0 ? 'processWithCreation' : 'process',
+    key: creation1h > 0 ? 'processWithCreation1h' : creation > 0 ? 'processWithCreation' : 'process',
     values: {
       plain,
       cache,
       cacheRatio: fmt(cacheRatio),
       creation,
       creationRatio: fmt(creationRatio),
+      creation1h,
+      creationRatio1h: fmt(creationRatio1h),
       completion: row.completion_tokens,
       completionRatio: fmt(completion),
       input: usd(inPrice),

@@ -46,6 +46,7 @@ export default {
       channelInfo: '{{id}}（{{name}}）',
       cacheTokens: '缓存 Tokens',
       cacheCreationTokens: '缓存创建 Tokens',
+      reasoningTokens: '推理 Tokens',
       reasoningEffort: '推理强度',
       requestId: '请求 ID',
       billingTitle: '计费过程',
@@ -56,6 +57,7 @@ export default {
         prices: '输入价格 {{input}} / 1M tokens，补全价格 {{output}} / 1M tokens',
         cache: '缓存 {{tokens}} tokens，缓存倍率 {{ratio}}（{{price}} / 1M tokens）',
         cacheCreation: '缓存创建 {{tokens}} tokens，倍率 {{ratio}}（{{price}} / 1M tokens）',
+        cacheCreation1h: '1 小时缓存创建 {{tokens}} tokens，倍率 {{ratio}}（{{price}} / 1M tokens）',
         audio:
           '音频输入 {{input}} tokens，音频输出 {{output}} tokens，音频倍率 {{ratio}}，音频补全倍率 {{completion}}',
         webSearch: 'Web 搜索调用 {{calls}} 次，{{price}} / 1K 次',
@@ -64,6 +66,8 @@ export default {
           '（提示 {{plain}} + 缓存 {{cache}} × {{cacheRatio}} + 补全 {{completion}} × {{completionRatio}}）/ 1M × {{input}} × 分组 {{group}} = {{total}}',
         processWithCreation:
           '（提示 {{plain}} + 缓存 {{cache}} × {{cacheRatio}} + 缓存创建 {{creation}} × {{creationRatio}} + 补全 {{completion}} × {{completionRatio}}）/ 1M × {{input}} × 分组 {{group}} = {{total}}',
+        processWithCreation1h:
+          '（提示 {{plain}} + 缓存 {{cache}} × {{cacheRatio}} + 缓存创建 {{creation}} × {{creationRatio}} + 1 小时缓存创建 {{creation1h}} × {{creationRatio1h}} + 补全 {{completion}} × {{completionRatio}}）/ 1M × {{input}} × 分组 {{group}} = {{total}}',
         charged: '实际扣费 {{quota}} 额度（{{dollars}}）',
       },
     },
@@ -115,6 +119,7 @@ export default {
       channelInfo: '{{id}} ({{name}})',
       cacheTokens: 'Cached tokens',
       cacheCreationTokens: 'Cache-creation tokens',
+      reasoningTokens: 'Reasoning tokens',
       reasoningEffort: 'Reasoning effort',
       requestId: 'Request ID',
       billingTitle: 'How it was billed',
@@ -125,6 +130,7 @@ export default {
         prices: 'Input {{input}} / 1M tokens, completion {{output}} / 1M tokens',
         cache: '{{tokens}} cached tokens, cache ratio {{ratio}} ({{price}} / 1M tokens)',
         cacheCreation: '{{tokens}} cache-creation tokens, ratio {{ratio}} ({{price}} / 1M tokens)',
+        cacheCreation1h: '{{tokens}} 1-hour cache-creation tokens, ratio {{ratio}} ({{price}} / 1M tokens)',
         audio:
           'Audio input {{input}} tokens, audio output {{output}} tokens, audio ratio {{ratio}}, audio completion ratio {{completion}}',
         webSearch: 'Web search: {{calls}} calls at {{price}} / 1K calls',
@@ -133,6 +139,8 @@ export default {
           '(prompt {{plain}} + cached {{cache}} × {{cacheRatio}} + completion {{completion}} × {{completionRatio}}) / 1M × {{input}} × group {{group}} = {{total}}',
         processWithCreation:
           '(prompt {{plain}} + cached {{cache}} × {{cacheRatio}} + cache-creation {{creation}} × {{creationRatio}} + completion {{completion}} × {{completionRatio}}) / 1M × {{input}} × group {{group}} = {{total}}',
+        processWithCreation1h:
+          '(prompt {{plain}} + cached {{cache}} × {{cacheRatio}} + cache-creation {{creation}} × {{creationRatio}} + 1-hour cache-creation {{creation1h}} × {{creationRatio1h}} + completion {{completion}} × {{completionRatio}}) / 1M × {{input}} × group {{group}} = {{total}}',
         charged: 'Charged {{quota}} quota ({{dollars}})',
       },
     },

@@ -87,6 +87,7 @@ export default {
         ModelPrice: '模型固定价格',
         ModelRatio: '模型倍率',
         CacheRatio: '提示缓存倍率',
+        CreateCacheRatio: '缓存写入倍率',
         CompletionRatio: '模型补全倍率',
         ModelRequestRateLimitEnabled: '启用用户模型请求速率限制',
         ModelRequestRateLimitDurationMinutes: '限制周期（分钟）',
@@ -180,6 +181,8 @@ export default {
         ModelPrice: '按次计费，单位美元/次，例如 {"dall-e-3": 0.04}',
         ModelRatio: '1 = 每百万输入 Token 2 美元，例如 {"gpt-4o": 1.25}',
         CacheRatio: '缓存命中的输入 Token 相对价格，例如 {"gpt-4o": 0.5}',
+        CreateCacheRatio:
+          '写入缓存的输入 Token 相对价格（5 分钟缓存；1 小时缓存为其 1.6 倍），例如 {"claude-sonnet-4-5": 1.25}',
         CompletionRatio: '输出价格 / 输入价格，例如 {"gpt-4o": 4}',
       },
       granularity: { hour: '小时', day: '天', week: '周' },
@@ -343,6 +346,7 @@ export default {
         ModelPrice: 'Fixed model prices',
         ModelRatio: 'Model ratios',
         CacheRatio: 'Prompt cache ratios',
+        CreateCacheRatio: 'Cache-write ratios',
         CompletionRatio: 'Completion ratios',
         ModelRequestRateLimitEnabled: 'Limit model requests per user',
         ModelRequestRateLimitDurationMinutes: 'Period (minutes)',
@@ -437,6 +441,8 @@ export default {
         ModelPrice: 'Billed per call in US$, e.g. {"dall-e-3": 0.04}',
         ModelRatio: '1 = US$2 per 1M input tokens, e.g. {"gpt-4o": 1.25}',
         CacheRatio: 'Relative price of cached input tokens, e.g. {"gpt-4o": 0.5}',
+        CreateCacheRatio:
+          'Relative price of input tokens written to the cache (5-minute TTL; a 1-hour write costs 1.6x that), e.g. {"claude-sonnet-4-5": 1.25}',
         CompletionRatio: 'Output price / input price, e.g. {"gpt-4o": 4}',
       },
       granularity: { hour: 'Hour', day: 'Day', week: 'Week' },

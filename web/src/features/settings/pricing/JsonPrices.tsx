@@ -8,7 +8,13 @@ import type { FieldDef } from '../fields.ts';
 import { OptionSection } from '../OptionSection.tsx';
 import { checkNumberMap } from '../validators.ts';
 
-const FIELDS: FieldDef[] = ['ModelPrice', 'ModelRatio', 'CacheRatio', 'CompletionRatio'].map((key) => ({
+const FIELDS: FieldDef[] = [
+  'ModelPrice',
+  'ModelRatio',
+  'CacheRatio',
+  'CreateCacheRatio',
+  'CompletionRatio',
+].map((key) => ({
   key,
   kind: 'json',
   span: 12,
@@ -16,7 +22,7 @@ const FIELDS: FieldDef[] = ['ModelPrice', 'ModelRatio', 'CacheRatio', 'Completio
   help: `settings.help.${key}`,
 }));
 
-/** The four price options as JSON, plus "reset model ratios" to the built-in tables. */
+/** The five price options as JSON, plus "reset model ratios" to the built-in tables. */
 export function JsonPrices({ options }: { options: OptionMap }) {
   const { t } = useTranslation();
   const client = useQueryClient();
