@@ -1,35 +1,30 @@
-import { createServer } from 'node:http';
+import { Agent, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Agent } from 'undici';
 
 /**
- * Calibration for the benchmark: the least a Node proxy can do for the same exchange (no auth, routing,
- * billing or logs): node:http in, the JSON body parsed, undici out with the same client calls as the gateway,
- * the answer parsed for its usage and sent back. Its CPU time per request is the floor the gateway's figure
- * compares with on the same machine.
+ * The floor for any Node gateway, measured in the same run: a bare node:http proxy with a keep-alive agent
+ * that pipes the request and the answer through as bytes and does nothing else (no auth, routing, parsing,
+ * billing or logs).
  */
-const upstream = process.env.BENCH_UPSTREAM as string;
-const agent = new Agent({ keepAliveTimeout: 30_000 });
+const upstream = new URL(process.env.BENCH_UPSTREAM as string);
+const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 const server = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', async () => {
-    const body = JSON.parse(Buffer.concat(chunks).toString());
-    const up = await agent.request({
-      origin: upstream,
-      path: '/v1/chat/completions',
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-upstream' },
-      body: JSON.stringify(body),
-    });
-    const text = await up.body.text();
-    JSON.parse(text);
-    res.writeHead(200, {
-      'content-type': String(up.headers['content-type']),
-      'content-length': Buffer.byteLength(text),
-    });
-    res.end(text);
-  });
+  const up = request(
+    {
+      host: upstream.hostname,
+      port: upstream.port,
+      path: req.url,
+      method: req.method,
+      headers: { 'content-type': String(req.headers['content-type'] ?? 'application/json') },
+      agent,
+    },
+    (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    },
+  );
+  up.on('error', () => res.destroy());
+  req.pipe(up);
 });
 server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => {

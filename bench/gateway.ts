@@ -8,7 +8,7 @@ import { createContext } from '../server/src/context.ts';
 
 /**
  * The gateway under benchmark, in its own process so its CPU time and memory are its own: a fresh SQLite
- * database, one user with an unlimited token, one channel pointing at the benchmark upstream. Auth, routing,
+ * database, one user with an unlimited token, an OpenAI and an Anthropic channel pointing at the benchmark upstream. Auth, routing,
  * billing and usage logging are all on. Answers the parent's {cmd:'stats'} with CPU time and peak RSS.
  */
 const upstream = process.env.BENCH_UPSTREAM as string;
@@ -71,37 +71,42 @@ await ctx.db.db
     deleted_at: null,
   })
   .execute();
-await ctx.db.db
-  .insertInto('channels')
-  .values({
-    type: 1,
-    key: 'sk-upstream',
-    openai_organization: '',
-    test_model: '',
-    status: 1,
-    name: 'bench',
-    weight: 0,
-    created_time: now,
-    test_time: 0,
-    response_time: 0,
-    base_url: upstream,
-    other: '',
-    balance: 0,
-    balance_updated_time: 0,
-    models: 'gpt-4o-mini',
-    group: 'default',
-    used_quota: 0,
-    model_mapping: '',
-    status_code_mapping: '',
-    priority: 0,
-    auto_ban: 1,
-    other_info: '',
-    tag: '',
-    setting: '',
-    param_override: '',
-    max_input_tokens: 0,
-  })
-  .execute();
+const channel = (type: number, name: string, models: string) =>
+  ctx.db.db
+    .insertInto('channels')
+    .values({
+      type,
+      key: 'sk-upstream',
+      openai_organization: '',
+      test_model: '',
+      status: 1,
+      name,
+      weight: 0,
+      created_time: now,
+      test_time: 0,
+      response_time: 0,
+      base_url: upstream,
+      other: '',
+      balance: 0,
+      balance_updated_time: 0,
+      models,
+      group: 'default',
+      used_quota: 0,
+      model_mapping: '',
+      status_code_mapping: '',
+      priority: 0,
+      auto_ban: 1,
+      other_info: '',
+      tag: '',
+      setting: '',
+      param_override: '',
+      max_input_tokens: 0,
+    })
+    .execute();
+await channel(1, 'bench-openai', 'gpt-4o-mini');
+await channel(14, 'bench-anthropic', 'claude-bench');
+// The Anthropic rows' model has no built-in price.
+await ctx.options.set('ModelRatio', JSON.stringify({ 'claude-bench': 1.5 }));
 const app = await buildApp(ctx);
 await app.listen({ port: 0, host: '127.0.0.1' });
 const addr = app.server.address();

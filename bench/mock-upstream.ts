@@ -2,8 +2,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * The benchmark's upstream: the smallest OpenAI-compatible chat server, answering at once, so the figures
- * measure the gateway rather than a model. Runs in its own process; prints its port to the parent.
+ * The benchmark's upstream: the smallest OpenAI-compatible chat and Anthropic Messages server, answering at
+ * once, so the figures measure the gateway rather than a model. Runs in its own process; prints its port to
+ * the parent.
  */
 const completion = JSON.stringify({
   id: 'chatcmpl-bench',
@@ -31,21 +32,62 @@ const stream = [
   'data: [DONE]\n\n',
 ];
 
+const message = JSON.stringify({
+  id: 'msg_bench',
+  type: 'message',
+  role: 'assistant',
+  model: 'claude-bench',
+  content: [{ type: 'text', text: 'Hello! How can I help you today?' }],
+  stop_reason: 'end_turn',
+  stop_sequence: null,
+  usage: { input_tokens: 9, output_tokens: 9, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+});
+const event = (name: string, payload: object) => `event: ${name}\ndata: ${JSON.stringify(payload)}\n\n`;
+const messageStream = [
+  event('message_start', {
+    type: 'message_start',
+    message: {
+      ...JSON.parse(message),
+      content: [],
+      stop_reason: null,
+      usage: { input_tokens: 9, output_tokens: 1 },
+    },
+  }),
+  event('content_block_start', {
+    type: 'content_block_start',
+    index: 0,
+    content_block: { type: 'text', text: '' },
+  }),
+  ...words.map((w) =>
+    event('content_block_delta', {
+      type: 'content_block_delta',
+      index: 0,
+      delta: { type: 'text_delta', text: w },
+    }),
+  ),
+  event('content_block_stop', { type: 'content_block_stop', index: 0 }),
+  event('message_delta', {
+    type: 'message_delta',
+    delta: { stop_reason: 'end_turn', stop_sequence: null },
+    usage: { output_tokens: 9 },
+  }),
+  event('message_stop', { type: 'message_stop' }),
+];
+
 const server = createServer((req, res) => {
+  const anthropic = req.url === '/v1/messages';
   const parts: Buffer[] = [];
   req.on('data', (c) => parts.push(c));
   req.on('end', () => {
     const streaming = Buffer.concat(parts).includes('"stream":true');
     if (!streaming) {
-      res.writeHead(200, {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(completion),
-      });
-      res.end(completion);
+      const body = anthropic ? message : completion;
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    for (const c of stream) res.write(c);
+    for (const c of anthropic ? messageStream : stream) res.write(c);
     res.end();
   });
 });

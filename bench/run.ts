@@ -4,11 +4,13 @@ import { Pool } from 'undici';
 import { buildServer, SERVER_ENV, SERVER_NODE_FLAGS } from '../scripts/server-runtime.mjs';
 
 /**
- * Relay benchmark (`npm run bench`): a fast local upstream, then the same load sent directly to it and
- * through the gateway (auth, routing, billing and usage logs all on), for plain and streamed chat at 1, 16
+ * Relay benchmark (`npm run bench`): a fast local upstream (OpenAI chat and Anthropic Messages), then the same
+ * load through a bare node:http proxy (keep-alive agent, bytes piped, nothing else: the floor for any Node
+ * gateway) and through the gateway (auth, routing, billing and usage logs all on). Rows: OpenAI in and out,
+ * Anthropic in and out, and Anthropic in with OpenAI out (converted both ways), plain and streamed, at 1, 16
  * and 64 connections. Loopback only; each run is bounded in requests and seconds. Prints requests/s, latency
- * p50/p99 and what the gateway adds, time to first byte for streams, the gateway's CPU time per request
- * (process.cpuUsage in the gateway process), its peak RSS, and the gateway/direct throughput ratio.
+ * p50 and what the gateway adds over the bare proxy, time to first byte for streams, CPU time per request of
+ * both (process.cpuUsage in their own processes), the gateway's peak RSS, and the ratios the targets use.
  */
 const CONNECTIONS = [1, 16, 64];
 const MAX_REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
@@ -64,21 +66,38 @@ interface Result {
   errors: number;
 }
 
+interface Scenario {
+  name: string;
+  path: string;
+  model: string;
+  anthropic: boolean;
+}
+
+/** OpenAI in and out; Anthropic in and out; Anthropic in, OpenAI out (the gateway converts both ways). */
+const SCENARIOS: Scenario[] = [
+  { name: 'openai', path: '/v1/chat/completions', model: 'gpt-4o-mini', anthropic: false },
+  { name: 'anthropic', path: '/v1/messages', model: 'claude-bench', anthropic: true },
+  { name: 'anthropic>openai', path: '/v1/messages', model: 'gpt-4o-mini', anthropic: true },
+];
+
 async function load(
   origin: string,
   key: string,
+  sc: Scenario,
   stream: boolean,
   connections: number,
   max: number,
 ): Promise<Result> {
   const pool = new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 60_000 });
   const body = JSON.stringify({
-    model: 'gpt-4o-mini',
+    model: sc.model,
     stream,
     max_tokens: 64,
     messages: [{ role: 'user', content: 'Hello there, how are you?' }],
   });
-  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const headers: Record<string, string> = sc.anthropic
+    ? { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }
+    : { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   const latencies: number[] = [];
   const ttfb: number[] = [];
   let sent = 0;
@@ -90,7 +109,7 @@ async function load(
       sent++;
       const t0 = performance.now();
       try {
-        const res = await pool.request({ path: '/v1/chat/completions', method: 'POST', headers, body });
+        const res = await pool.request({ path: sc.path, method: 'POST', headers, body });
         let first = 0;
         for await (const _ of res.body) if (!first) first = performance.now();
         if (res.statusCode !== 200) errors++;
@@ -120,81 +139,71 @@ const upstream = `http://127.0.0.1:${mock.msg.port}`;
 const gw = await start('gateway', { BENCH_UPSTREAM: upstream });
 const gateway = `http://127.0.0.1:${gw.msg.port}`;
 const key: string = gw.msg.key;
+const bare = await start('baseline-proxy', { BENCH_UPSTREAM: upstream });
+const bareOrigin = `http://127.0.0.1:${bare.msg.port}`;
 
-// One long warm-up through the gateway before any row, plain and streamed, so every row measures the steady
+// One long warm-up through the gateway and the bare proxy before any row, so every row measures the steady
 // state (V8's optimising compiler runs on background threads whose CPU time the process is charged for).
-await load(gateway, key, false, 16, 10 * MAX_REQUESTS);
-await load(gateway, key, true, 16, 5 * MAX_REQUESTS);
+for (const sc of SCENARIOS) {
+  await load(gateway, key, sc, false, 16, 3 * MAX_REQUESTS);
+  await load(gateway, key, sc, true, 16, 2 * MAX_REQUESTS);
+}
+await load(bareOrigin, key, SCENARIOS[0], false, 16, 3 * MAX_REQUESTS);
+await load(bareOrigin, key, SCENARIOS[1], true, 16, 2 * MAX_REQUESTS);
+
+/** One measured run: requests, latencies and the CPU time the process behind `origin` spent on them. */
+async function measure(child: ChildProcess, origin: string, sc: Scenario, stream: boolean, c: number) {
+  const before = await ask<{ cpuUs: number }>(child, 'stats');
+  const r = await load(origin, key, sc, stream, c, MAX_REQUESTS);
+  const after = await ask<{ cpuUs: number; maxRssKb: number }>(child, 'stats');
+  return { ...r, cpuUs: (after.cpuUs - before.cpuUs) / Math.max(1, r.requests), maxRssKb: after.maxRssKb };
+}
 
 const rows: string[][] = [];
 // BENCH_PROFILE=<dir>: a CPU profile of the gateway over the measured runs (after start-up and warm-up).
 const profiling = !!process.env.BENCH_PROFILE;
-let cpuPerNonStream = 0;
-let addedP50At1 = 0;
-let addedTtfbAt1 = 0;
-for (const stream of [false, true]) {
-  for (const c of CONNECTIONS) {
-    await load(upstream, key, stream, c, WARMUP);
-    await load(gateway, key, stream, c, WARMUP);
-    const direct = await load(upstream, key, stream, c, MAX_REQUESTS);
-    if (profiling && !stream && c === 1) await ask(gw.child, 'profile-start');
-    const before = await ask<{ cpuUs: number }>(gw.child, 'stats');
-    const through = await load(gateway, key, stream, c, MAX_REQUESTS);
-    const after = await ask<{ cpuUs: number; maxRssKb: number }>(gw.child, 'stats');
-    const cpuUs = (after.cpuUs - before.cpuUs) / Math.max(1, through.requests);
-    const dRps = direct.requests / direct.seconds;
-    const gRps = through.requests / through.seconds;
-    const added50 = pct(through.latencies, 50) - pct(direct.latencies, 50);
-    const added99 = pct(through.latencies, 99) - pct(direct.latencies, 99);
-    const addedTtfb = stream ? pct(through.ttfb, 50) - pct(direct.ttfb, 50) : 0;
-    if (!stream && c === 1) addedP50At1 = added50;
-    if (!stream) cpuPerNonStream = Math.max(cpuPerNonStream, cpuUs);
-    if (stream && c === 1) addedTtfbAt1 = addedTtfb;
-    rows.push([
-      stream ? 'stream' : 'plain',
-      String(c),
-      dRps.toFixed(0),
-      gRps.toFixed(0),
-      (gRps / dRps).toFixed(2),
-      ms(pct(through.latencies, 50)),
-      ms(added50),
-      ms(added99),
-      stream ? ms(pct(through.ttfb, 50)) : '-',
-      stream ? ms(addedTtfb) : '-',
-      cpuUs.toFixed(0),
-      (after.maxRssKb / 1024).toFixed(0),
-      String(through.errors + direct.errors),
-    ]);
-  }
-}
-// Calibration: a bare node:http + undici proxy on the same machine. Plain chat at 1 and 16 connections, in
-// rounds that alternate between it and the gateway so both see the same background load.
-const base = await start('baseline-proxy', { BENCH_UPSTREAM: upstream });
-const baseOrigin = `http://127.0.0.1:${base.msg.port}`;
-// The gateway is warm from the runs above; give the baseline as many requests before measuring it.
-await load(baseOrigin, key, false, 1, MAX_REQUESTS);
-await load(baseOrigin, key, false, 16, MAX_REQUESTS);
-const cpuOf = async (child: ChildProcess, origin: string, c: number) => {
-  const before = await ask<{ cpuUs: number }>(child, 'stats');
-  const n = (await load(origin, key, false, c, 200 * c)).requests;
-  const after = await ask<{ cpuUs: number }>(child, 'stats');
-  return { us: after.cpuUs - before.cpuUs, n };
-};
-const calibration = [1, 16].map((c) => ({ c, gateway: { us: 0, n: 0 }, base: { us: 0, n: 0 } }));
-for (let round = 0; round < 6; round++) {
-  for (const cal of calibration) {
-    for (const [who, child, origin] of [
-      ['gateway', gw.child, gateway],
-      ['base', base.child, baseOrigin],
-    ] as const) {
-      const r = await cpuOf(child, origin, cal.c);
-      cal[who].us += r.us;
-      cal[who].n += r.n;
+if (profiling) await ask(gw.child, 'profile-start');
+/** Per scenario and mode: the ratios the targets read, at 16 and 64 connections, and the p50 added at 1. */
+const figures = new Map<string, { cpu: number[]; tput: number[]; gwCpu: number[]; addedP50At1: number }>();
+for (const sc of SCENARIOS) {
+  for (const stream of [false, true]) {
+    const f = { cpu: [] as number[], tput: [] as number[], gwCpu: [] as number[], addedP50At1: 0 };
+    figures.set(`${sc.name}/${stream ? 'stream' : 'json'}`, f);
+    for (const c of CONNECTIONS) {
+      await load(bareOrigin, key, sc, stream, c, WARMUP);
+      await load(gateway, key, sc, stream, c, WARMUP);
+      const base = await measure(bare.child, bareOrigin, sc, stream, c);
+      const through = await measure(gw.child, gateway, sc, stream, c);
+      const bRps = base.requests / base.seconds;
+      const gRps = through.requests / through.seconds;
+      const added50 = pct(through.latencies, 50) - pct(base.latencies, 50);
+      if (c === 1) f.addedP50At1 = added50;
+      else {
+        f.cpu.push(through.cpuUs / base.cpuUs);
+        f.tput.push(gRps / bRps);
+        f.gwCpu.push(through.cpuUs);
+      }
+      rows.push([
+        sc.name,
+        stream ? 'stream' : 'json',
+        String(c),
+        bRps.toFixed(0),
+        gRps.toFixed(0),
+        (gRps / bRps).toFixed(2),
+        ms(pct(base.latencies, 50)),
+        ms(pct(through.latencies, 50)),
+        ms(added50),
+        stream ? ms(pct(through.ttfb, 50)) : '-',
+        base.cpuUs.toFixed(0),
+        through.cpuUs.toFixed(0),
+        (through.cpuUs / base.cpuUs).toFixed(2),
+        (through.maxRssKb / 1024).toFixed(0),
+        String(through.errors + base.errors),
+      ]);
     }
   }
 }
-base.child.kill();
-const perReq = (x: { us: number; n: number }) => x.us / Math.max(1, x.n);
+bare.child.kill();
 if (profiling) await ask(gw.child, 'profile-stop');
 const stats = await ask<{ maxRssKb: number }>(gw.child, 'stats');
 gw.child.send({ cmd: 'gc' });
@@ -204,17 +213,19 @@ gw.child.send({ cmd: 'stop' });
 mock.child.kill();
 
 const header = [
+  'scenario',
   'mode',
   'conns',
-  'direct rps',
+  'bare rps',
   'gateway rps',
-  'ratio',
+  'tput ratio',
+  'bare p50 ms',
   'gw p50 ms',
   'added p50 ms',
-  'added p99 ms',
   'gw ttfb p50 ms',
-  'added ttfb ms',
-  'gw cpu us/req',
+  'bare cpu us',
+  'gw cpu us',
+  'cpu ratio',
   'peak rss MB',
   'errors',
 ];
@@ -224,17 +235,24 @@ console.log(line(header));
 for (const r of rows) console.log(line(r));
 const peakMb = stats.maxRssKb / 1024;
 console.log('');
-for (const cal of calibration) {
-  const g = perReq(cal.gateway);
-  const b = perReq(cal.base);
-  console.log(
-    `calibration (alternating rounds, plain, ${cal.c} connection${cal.c > 1 ? 's' : ''}): gateway ${g.toFixed(0)} us CPU/request, bare node:http + undici proxy ${b.toFixed(0)} us, so the relay's own work is about ${(g - b).toFixed(0)} us`,
-  );
-}
 console.log(
   `gateway RSS: ${gw.msg.idleRssMb.toFixed(1)} MB after start, ${peakMb.toFixed(1)} MB peak; heap in use after a full GC ${afterGc.heapUsedMb.toFixed(1)} MB; usage log rows written: ${logs.logs}`,
 );
-console.log(
-  `targets: cpu/non-stream req ${cpuPerNonStream.toFixed(0)} us (<= 150), added p50 @1 ${ms(addedP50At1)} ms (<= 0.3), added stream TTFB @1 ${ms(addedTtfbAt1)} ms (<= 1), peak RSS ${peakMb.toFixed(0)} MB (<= 150)`,
-);
+const range = (xs: number[]) => `${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}`;
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+console.log('targets (ratios to the bare proxy at 16 and 64 connections):');
+for (const [name, f] of figures) {
+  const json = name.endsWith('/json');
+  console.log(
+    `  ${name}: cpu ${range(f.cpu)} (<= ${json ? '1.5' : '2'}), throughput ${range(f.tput)} (>= ${json ? '0.8' : '0.7'}), added p50 @1 ${(f.addedP50At1 * 1000).toFixed(0)} us (<= 100)`,
+  );
+}
+for (const mode of ['json', 'stream']) {
+  const same = figures.get(`openai/${mode}`);
+  const conv = figures.get(`anthropic>openai/${mode}`);
+  if (same && conv)
+    console.log(
+      `  conversion (${mode}): anthropic>openai uses ${(mean(conv.gwCpu) / mean(same.gwCpu)).toFixed(2)}x the gateway CPU of openai>openai (<= 1.3)`,
+    );
+}
 process.exit(0);
