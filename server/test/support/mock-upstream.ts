@@ -1,5 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /**
  * A mock OpenAI-compatible provider on 127.0.0.1 that replays the recorded fixtures in
@@ -19,6 +18,7 @@ import type { AddressInfo } from 'node:net';
 export { FIXTURES, fixtureChunks, fixtureJson, fixtureText } from './fixtures.ts';
 
 import { fixtureChunks, fixtureJson } from './fixtures.ts';
+import { serveMock } from './mock-server.ts';
 
 export interface SeenRequest {
   path: string;
@@ -72,7 +72,6 @@ function sendJson(res: ServerResponse, status: number, body: unknown) {
 }
 
 export async function startMockUpstream(): Promise<MockUpstream> {
-  const sockets = new Set<import('node:net').Socket>();
   const mock: MockUpstream = { url: '', requests: [], chunkDelayMs: 0, close: async () => {} };
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
@@ -211,21 +210,8 @@ export async function startMockUpstream(): Promise<MockUpstream> {
     });
   }
 
-  const server: Server = createServer((req, res) => {
-    handle(req, res).catch((err) => {
-      if (!res.headersSent) sendJson(res, 500, { error: { message: String(err), type: 'mock_error' } });
-    });
-  });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  mock.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  mock.close = () =>
-    new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    });
+  const served = await serveMock(handle);
+  mock.url = served.url;
+  mock.close = served.close;
   return mock;
 }
