@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { ChannelType } from '@modelgate/shared';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loginAs } from './support/console-client.ts';
 import { type FormatsMock, startFormatsMock } from './support/mock-formats.ts';
 import { type MockUpstream, startMockUpstream } from './support/mock-upstream.ts';
 import { flushLedger, seedChannel, seedToken, seedUser } from './support/relay-seed.ts';
@@ -204,6 +205,24 @@ describe('relay: agent-shaped sessions', () => {
       .executeTakeFirstOrThrow();
     expect(row.channel_id).toBe(fallback.id);
     expect(JSON.parse(row.other).admin_info.use_channel).toEqual([String(failing.id), String(fallback.id)]);
+  });
+
+  it('the playground talks to Claude models through the console session', async () => {
+    const player = await loginAs(server, { username: 'player', quota: 1_000_000 });
+    const res = await fetch(`${server.url}/pg/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        cookie: player.cookie,
+        'new-api-user': String(player.userId),
+      },
+      body: JSON.stringify({ model: 'claude-agent', messages: [{ role: 'user', content: 'Hello' }] }),
+    });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.object).toBe('chat.completion');
+    expect(body.choices[0].message.content).toMatch(/Hello/);
+    expect(mock.requests.at(-1)?.body).toMatchObject({ model: 'claude-agent', max_tokens: 8192 });
   });
 
   for (const model of ['codex-agent', 'codex-compat'])
