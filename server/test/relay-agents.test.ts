@@ -219,7 +219,7 @@ describe('relay: agent-shaped sessions', () => {
       body: JSON.stringify({ model: 'claude-agent', messages: [{ role: 'user', content: 'Hello' }] }),
     });
     expect(res.status).toBe(200);
-    const body = await res.json();
+    const body = (await res.json()) as OpenAI.ChatCompletion;
     expect(body.object).toBe('chat.completion');
     expect(body.choices[0].message.content).toMatch(/Hello/);
     expect(mock.requests.at(-1)?.body).toMatchObject({ model: 'claude-agent', max_tokens: 8192 });

@@ -207,6 +207,7 @@ describe('relay: format endpoints', () => {
     );
     expect((await jsonOf(same)).embedding.values[0]).toBe(0.05);
     expect(mock.requests.at(-1)?.path).toBe('/v1beta/models/gemini-embedding-001:embedContent');
+    await flushLedger(server.ctx);
     const rows = await server.ctx.logDb.db
       .selectFrom('logs')
       .select(['model_name', 'prompt_tokens', 'quota'])

@@ -1,12 +1,13 @@
 import { anthropicCodec } from './anthropic/index.ts';
 import { chatCodec } from './chat/index.ts';
+import { geminiCodec } from './gemini/index.ts';
 import type { WireCodec, WireFormat } from './hub.ts';
 import { responsesCodec } from './responses/index.ts';
 
 const CODECS: Record<WireFormat, WireCodec> = {
   openai: chatCodec,
   anthropic: anthropicCodec,
-  gemini: chatCodec,
+  gemini: geminiCodec,
   responses: responsesCodec,
 };
 

@@ -77,6 +77,8 @@ export async function relayFormatStream(o: FormatStreamOptions, startedAt: numbe
   });
   const text = new TextDecoder();
   let elements = 0;
+  /** The encoder's closing events were already written. */
+  let ended = false;
 
   const track = (e: HubEvent) => {
     switch (e.type) {
@@ -135,6 +137,12 @@ export async function relayFormatStream(o: FormatStreamOptions, startedAt: numbe
       const buf = decodePending() + drain(o.decoder.end());
       if (out.error && !client.started) throw out.error;
       if (buf && (o.encoder || o.arrayFrames)) await client.write(buf);
+      // An encoder may hold everything until the end (a Gemini client gets function calls whole).
+      if (o.encoder && !client.started && (out.usage || out.toolCalls || out.text)) {
+        const tail = o.encoder.end();
+        if (tail) await client.write(tail);
+        ended = true;
+      }
     }
   } catch (err) {
     if (!client.clientGone) {
@@ -160,7 +168,7 @@ export async function relayFormatStream(o: FormatStreamOptions, startedAt: numbe
       false,
     );
   if (!out.clientGone && !o.raw.writableEnded) {
-    let tail = o.encoder ? o.encoder.end() : '';
+    let tail = o.encoder && !ended ? o.encoder.end() : '';
     if (o.arrayFrames) tail += elements ? ']' : '[]';
     o.raw.end(tail);
   }
