@@ -49,7 +49,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     done();
   });
   app.addHook('onResponse', (req, reply, done) => {
-    if (reply.statusCode >= 500) req.log.error({ url: req.url, status: reply.statusCode }, 'request failed');
+    if (reply.statusCode >= 500)
+      req.log.error({ url: req.url.split('?')[0], status: reply.statusCode }, 'request failed');
     done();
   });
 

@@ -95,7 +95,8 @@ export function createLane(ctx: AppContext) {
         return;
       }
       const { status, body } = failureIn(route.format, err, req.id, req.log);
-      if (status >= 500) req.log.error({ url: req.url, status }, 'request failed');
+      // The path only: Gemini clients may put their key in the query string.
+      if (status >= 500) req.log.error({ url: req.url.split('?')[0], status }, 'request failed');
       reply.code(status).send(body);
     }
   }
