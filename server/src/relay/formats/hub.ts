@@ -194,6 +194,8 @@ export interface HubRequest {
   user?: string;
   /** Responses' previous_response_id: state only the upstream that stored it can resolve. */
   previousResponseId?: string;
+  /** Gemini's cachedContent (`cachedContents/...`): state only the Gemini upstream that stored it can resolve. */
+  cachedContent?: string;
 }
 
 /** Why the model stopped, in the hub's words; each codec maps its own values to and from these. */
