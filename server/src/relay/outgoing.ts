@@ -108,6 +108,12 @@ function converted(
       'invalid_value',
       'previous_response_id',
     );
+  if (input.format === 'gemini' && typeof input.json?.cachedContent === 'string')
+    throw badRequest(
+      `cachedContent cannot be used with model ${input.info.model}: its channel is not Gemini's`,
+      'invalid_value',
+      'cachedContent',
+    );
   const ctx: CodecContext = { model: call.model, stream: call.stream, requestId };
   // OpenAI chat clients are decoded only when a channel of another format serves them; kept for retries.
   input.hub ??= codecFor(input.format).decodeRequest(input.json ?? {}, { ...ctx, model: input.info.model });
