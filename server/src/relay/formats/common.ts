@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { badRequest } from '../errors.ts';
+import { badRequest, RelayError } from '../errors.ts';
 import type { HubErrorKind, HubImage, HubUsage } from './hub.ts';
 
 /** Small helpers every codec uses. */
@@ -101,3 +101,14 @@ export function unpackCallId(packed: string): { id: string; signature?: string }
   const sig = Buffer.from(packed.slice(at + SIG_MARK.length), 'base64url').toString();
   return { id: packed.slice(0, at), signature: sig };
 }
+
+/** An upstream answer that is not a JSON object: a 502 another channel may do better on. */
+export const notAnAnswer = () =>
+  new RelayError(
+    502,
+    'the upstream answered with no JSON object',
+    'upstream_error',
+    'bad_response',
+    null,
+    false,
+  );

@@ -1,6 +1,6 @@
 import { RelayError } from '../../errors.ts';
 import { clientCallId } from '../chat/response.ts';
-import { argsObject, newId } from '../common.ts';
+import { argsObject, newId, notAnAnswer } from '../common.ts';
 import type { CodecContext, HubPart, HubResponse, HubThinking, HubToolCall } from '../hub.ts';
 import { isObj, type Obj } from './check.ts';
 import { errorOf } from './errors.ts';
@@ -39,15 +39,7 @@ export function blockPart(b: Obj): HubPart | null {
 
 /** An upstream's Message as a hub response. */
 export function decodeResponse(body: unknown, ctx: CodecContext): HubResponse {
-  if (!isObj(body))
-    throw new RelayError(
-      502,
-      'the upstream answered with no JSON object',
-      'upstream_error',
-      'bad_response',
-      null,
-      false,
-    );
+  if (!isObj(body)) throw notAnAnswer();
   if (body.type === 'error' && isObj(body.error)) {
     const e = errorOf(body.error, 0);
     throw new RelayError(e.status, e.message, 'upstream_error', e.code ?? null, null, false);

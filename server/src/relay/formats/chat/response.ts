@@ -1,5 +1,5 @@
 import { RelayError } from '../../errors.ts';
-import { newId, packCallId, unpackCallId } from '../common.ts';
+import { newId, notAnAnswer, packCallId, unpackCallId } from '../common.ts';
 import type { CodecContext, HubPart, HubResponse, HubToolCall } from '../hub.ts';
 import { isObj, type Obj } from './check.ts';
 import { errorOf } from './errors.ts';
@@ -55,15 +55,7 @@ function toolCallOf(tc: unknown): HubToolCall | null {
 
 /** An upstream's chat.completion as a hub response (the first choice: the hub carries one answer). */
 export function decodeResponse(body: unknown, ctx: CodecContext): HubResponse {
-  if (!isObj(body))
-    throw new RelayError(
-      502,
-      'the upstream answered with no JSON object',
-      'upstream_error',
-      'bad_response',
-      null,
-      false,
-    );
+  if (!isObj(body)) throw notAnAnswer();
   if (isObj(body.error) && !Array.isArray(body.choices)) {
     const e = errorOf(body.error, 0);
     throw new RelayError(e.status, e.message, 'upstream_error', e.code ?? null, e.param ?? null, false);

@@ -1,5 +1,5 @@
 import { RelayError } from '../../errors.ts';
-import { imageMediaType, newId } from '../common.ts';
+import { imageMediaType, newId, notAnAnswer } from '../common.ts';
 import type { CodecContext, HubPart, HubResponse } from '../hub.ts';
 import { isObj, type Obj } from './check.ts';
 import { modelParts } from './encode-contents.ts';
@@ -85,15 +85,7 @@ export function answerPart(p: unknown): HubPart[] {
 
 /** An upstream's GenerateContentResponse as a hub response (its first candidate). */
 export function decodeResponse(body: unknown, ctx: CodecContext): HubResponse {
-  if (!isObj(body))
-    throw new RelayError(
-      502,
-      'the upstream answered with no JSON object',
-      'upstream_error',
-      'bad_response',
-      null,
-      false,
-    );
+  if (!isObj(body)) throw notAnAnswer();
   if (isObj(body.error) && !Array.isArray(body.candidates)) {
     const e = errorOf(body.error, 0);
     throw new RelayError(e.status, e.message, 'upstream_error', e.code ?? null, null, false);
