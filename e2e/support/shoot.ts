@@ -28,9 +28,14 @@ export async function settle(page: Page) {
  * Saves light/dark x zh/en x desktop(1280x800)/phone(390x844) full-page screenshots of the current page
  * as `e2e/artifacts/<name>-<theme>-<lang>-<size>.png`. Theme and language are set the way the console
  * keeps them (`theme-mode`, `i18nextLng` in local storage) followed by a reload; the previous values and
- * the viewport are restored afterwards. Returns the file paths.
+ * the viewport are restored afterwards; `prepare` runs after each reload. Returns the file paths.
  */
-export async function shootAll(page: Page, name: string): Promise<string[]> {
+export async function shootAll(
+  page: Page,
+  name: string,
+  /** Brings the page to the state to capture after each reload (opens a row, a tab ...). */
+  prepare?: (page: Page) => Promise<void>,
+): Promise<string[]> {
   mkdirSync(ARTIFACTS, { recursive: true });
   const before = await page.evaluate(() => ({
     theme: localStorage.getItem('theme-mode'),
@@ -51,6 +56,10 @@ export async function shootAll(page: Page, name: string): Promise<string[]> {
         );
         await page.reload();
         await settle(page);
+        if (prepare) {
+          await prepare(page);
+          await settle(page);
+        }
         const file = `${ARTIFACTS}${name}-${theme}-${lang}-${sizeName}.png`;
         await page.screenshot({ path: file, fullPage: true });
         files.push(file);

@@ -103,7 +103,14 @@ beforeAll(async () => {
         completion_tokens: 50,
         first_time: 12_000,
         is_stream: 0,
-        other: other({ model_ratio: 0.125 }),
+        // A Claude answer with 5-minute and 1-hour cache writes and reasoning tokens.
+        other: other({
+          model_ratio: 0.125,
+          cache_creation_tokens: 40,
+          cache_creation_tokens_1h: 20,
+          cache_creation_ratio: 1.25,
+          reasoning_tokens: 30,
+        }),
       },
       {
         ...base,
@@ -188,6 +195,24 @@ describe('usage logs', () => {
     const modal = page.locator('.ant-modal').filter({ hasText: '用户信息' });
     await poll(() => modal.innerText()).toContain('alice');
     await modal.locator('.ant-modal-close').click();
+  });
+
+  test('explains cache writes (5-minute and 1-hour) and shows reasoning tokens', async () => {
+    const expand = async (p: typeof page) => {
+      await rows(p).filter({ hasText: 'claude-3-haiku' }).locator('.ant-table-row-expand-icon').click();
+    };
+    await page.reload();
+    await settle(page);
+    await expand(page);
+    const details = page.locator('.ant-table-expanded-row').first();
+    await poll(() => details.innerText()).toContain('1 小时缓存创建 20 tokens，倍率 2');
+    const text = await details.innerText();
+    expect(text).toContain('缓存创建 40 tokens，倍率 1.25');
+    expect(text).toContain('40 + 20 (1h)');
+    expect(text).toContain('推理 Tokens');
+    // (40 + 40 x 1.25 + 20 x 2 + 50 x 4) / 1M x $0.25 = $0.0000825, shown to six decimals.
+    expect(text).toContain('= $0.000082');
+    await shootAll(page, 'logs-cache-write', expand);
   });
 
   test('remembers the chosen columns', async () => {
