@@ -145,6 +145,38 @@ describe('relay: format endpoints', () => {
     expect(mock.requests.length).toBe(before);
   });
 
+  it('sends a body it did not change upstream byte for byte, and an edited one re-serialised', async () => {
+    const text =
+      '{ "max_tokens": 50,\n  "messages": [ {"role":"user","content":"Hello \\u00e9"} ],  "model": "claude-x" }';
+    const res = await post('/v1/messages', text, { 'x-api-key': key });
+    expect(res.status).toBe(200);
+    expect(mock.requests.at(-1)?.raw).toBe(text);
+    // The thinking adapter edits the body: it goes as JSON the gateway wrote.
+    await server.ctx.options.set(
+      'ModelRatio',
+      JSON.stringify({
+        'claude-x': 1.5,
+        'claude-x-thinking': 1.5,
+        'gemini-x': 0.15,
+        'gemini-embedding-001': 0.075,
+      }),
+    );
+    await seedChannel(server.ctx, {
+      type: ChannelType.Anthropic,
+      baseUrl: mock.url,
+      key: 'sk-ant-mock',
+      models: ['claude-x-thinking'],
+    });
+    const thinking = await post(
+      '/v1/messages',
+      { model: 'claude-x-thinking', max_tokens: 2000, messages: [{ role: 'user', content: 'Hi' }] },
+      { 'x-api-key': key },
+    );
+    expect(thinking.status).toBe(200);
+    const sent = mock.requests.at(-1)?.body;
+    expect(sent).toMatchObject({ model: 'claude-x', thinking: { type: 'enabled', budget_tokens: 1600 } });
+  });
+
   it('counts tokens without calling the upstream or billing', async () => {
     const rows = (await logRows()).length;
     const before = mock.requests.length;

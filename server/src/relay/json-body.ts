@@ -30,6 +30,12 @@ export function nestedDeeperThan(text: string, max: number): boolean {
 
 const invalidJson = () => badRequest('invalid JSON in request body');
 
+/** The text each parsed request body came from, so an unedited body goes upstream as the client wrote it. */
+const sourceText = new WeakMap<object, string>();
+
+/** The JSON text `body` was parsed from; undefined for objects the relay built or copied. */
+export const rawJsonOf = (body: object): string | undefined => sourceText.get(body);
+
 /**
  * A relay request body as JSON, for the fast lane and the Fastify routes alike: 400 when empty, malformed,
  * nested deeper than MAX_JSON_DEPTH, or carrying prototype keys (refused as Fastify's own parser does).
@@ -41,12 +47,15 @@ export function parseJsonBody(text: string): unknown {
       `request body JSON is nested too deeply: at most ${MAX_JSON_DEPTH} levels of arrays and objects`,
       'json_too_deep',
     );
+  let value: unknown;
   try {
     // The safe parser runs only when needed.
     if (text.includes('__proto__') || text.includes('constructor'))
-      return sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' });
-    return JSON.parse(text);
+      value = sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' });
+    else value = JSON.parse(text);
   } catch {
     throw invalidJson();
   }
+  if (value && typeof value === 'object') sourceText.set(value, text);
+  return value;
 }

@@ -8,6 +8,7 @@ import { geminiBatchBody, openaiEmbedBody, openaiEmbedTexts } from './formats/em
 import type { CodecContext, HubRequest } from './formats/hub.ts';
 import { MODE_PATHS } from './formats/openai/request.ts';
 import type { RelayInput } from './input.ts';
+import { rawJsonOf } from './json-body.ts';
 import { claudeDefaultMaxTokens } from './providers/anthropic/index.ts';
 import type { ProviderAdapter, UpstreamCall } from './providers/types.ts';
 
@@ -82,17 +83,34 @@ export function outgoingFor(
       call.format === 'gemini' ? geminiBatchBody(call.model, texts) : openaiEmbedBody(call.model, texts);
     return { ...finish(json, call, adapter, ch), embedConverted: true };
   }
-  if (passThrough) return { body: JSON.stringify(input.json), json: input.json };
+  const raw = rawJsonOf(input.json);
+  if (passThrough) return { body: raw ?? JSON.stringify(input.json), json: input.json };
   const json: Record<string, unknown> = { ...input.json };
+  let edited = false;
   // Gemini names the model in the URL, every other format in the body.
-  if (call.format !== 'gemini') json.model = call.model;
-  if (call.format === 'openai') {
-    if (call.stream && adapter.streamUsage(ch)) {
-      const so = input.json.stream_options;
-      json.stream_options = { ...(so && typeof so === 'object' ? so : {}), include_usage: true };
-    } else delete json.stream_options;
+  if (call.format !== 'gemini' && json.model !== call.model) {
+    json.model = call.model;
+    edited = true;
   }
-  return finish(json, call, adapter, ch);
+  if (call.format === 'openai') {
+    const so = input.json.stream_options as Record<string, unknown> | undefined;
+    if (call.stream && adapter.streamUsage(ch)) {
+      if (so?.include_usage !== true) {
+        json.stream_options = { ...(so && typeof so === 'object' ? so : {}), include_usage: true };
+        edited = true;
+      }
+    } else if (so !== undefined) {
+      delete json.stream_options;
+      edited = true;
+    }
+  }
+  if (adapter.prepareBody?.(json, ch, call)) edited = true;
+  if (ch.paramOverride) {
+    Object.assign(json, ch.paramOverride);
+    edited = true;
+  }
+  // A body the gateway did not change goes upstream byte for byte as the client sent it.
+  return { body: edited || raw === undefined ? JSON.stringify(json) : raw, json };
 }
 
 function converted(

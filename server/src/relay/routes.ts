@@ -148,7 +148,8 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext, lane:
     r.post('/v1/engines/:model/embeddings', async (req, reply) => {
       const body = req.body as Record<string, unknown>;
       const { model } = req.params as { model: string };
-      if (body && typeof body === 'object' && !body.model) body.model = model;
+      // A new object: the parsed one stands for the client's text, which has no model.
+      if (body && typeof body === 'object' && !body.model) req.body = { ...body, model };
       return json(EXACT_ENDPOINTS['/v1/embeddings'])(req, reply);
     });
     r.post('/v1/audio/transcriptions', multipart('transcriptions'));

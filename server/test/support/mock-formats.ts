@@ -17,7 +17,13 @@ import { serveMock } from './mock-server.ts';
  */
 export interface FormatsMock {
   url: string;
-  requests: Array<{ path: string; query: string; headers: IncomingMessage['headers']; body: any }>;
+  requests: Array<{
+    path: string;
+    query: string;
+    headers: IncomingMessage['headers'];
+    body: any;
+    raw: string;
+  }>;
   close(): Promise<void>;
 }
 
@@ -111,7 +117,7 @@ export async function startFormatsMock(): Promise<FormatsMock> {
     for await (const c of req) parts.push(c as Buffer);
     const [path, query = ''] = (req.url ?? '').split('?');
     const body = parts.length ? JSON.parse(Buffer.concat(parts).toString()) : null;
-    mock.requests.push({ path, query, headers: req.headers, body });
+    mock.requests.push({ path, query, headers: req.headers, body, raw: Buffer.concat(parts).toString() });
 
     // Model lists, in each provider's documented shape (no recording).
     if (req.method === 'GET' && path === '/v1/models') {

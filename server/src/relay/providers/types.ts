@@ -53,6 +53,9 @@ export interface ProviderAdapter {
   ): Record<string, string> | Promise<Record<string, string>>;
   /** Whether the provider honours stream_options.include_usage (OpenAI format only). */
   streamUsage(ch: ChannelEntry): boolean;
-  /** Provider-specific edits of the outgoing JSON body (after model mapping, before param override). */
-  prepareBody?(body: Record<string, unknown>, ch: ChannelEntry, call: UpstreamCall): void;
+  /**
+   * Provider-specific edits of the outgoing JSON body (after model mapping, before param override). Returns
+   * true when it changed something: an unchanged body is sent as the client wrote it.
+   */
+  prepareBody?(body: Record<string, unknown>, ch: ChannelEntry, call: UpstreamCall): boolean;
 }

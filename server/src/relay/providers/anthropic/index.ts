@@ -40,11 +40,11 @@ export const anthropicAdapter: ProviderAdapter = {
   },
   streamUsage: () => true,
   prepareBody(body, _ch, call) {
-    if (!call.options.bool('claude.thinking_adapter_enabled')) return;
+    if (!call.options.bool('claude.thinking_adapter_enabled')) return false;
     const model = typeof body.model === 'string' ? body.model : '';
-    if (!model.endsWith(THINKING_SUFFIX)) return;
+    if (!model.endsWith(THINKING_SUFFIX)) return false;
     body.model = model.slice(0, -THINKING_SUFFIX.length);
-    if (body.thinking) return;
+    if (body.thinking) return true;
     const max = Math.max(typeof body.max_tokens === 'number' ? body.max_tokens : 0, 1280);
     const share = call.options.float('claude.thinking_adapter_budget_tokens_percentage') || 0.8;
     body.max_tokens = max;
@@ -52,6 +52,7 @@ export const anthropicAdapter: ProviderAdapter = {
     body.temperature = 1;
     delete body.top_p;
     delete body.top_k;
+    return true;
   },
 };
 

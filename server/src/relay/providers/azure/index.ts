@@ -25,7 +25,9 @@ export const azureAdapter: ProviderAdapter = {
   headers: (ch) => ({ 'api-key': ch.key }),
   streamUsage: () => true,
   prepareBody(body, _ch, call) {
-    if (call.format === 'responses') body.model = call.model.replaceAll('.', '');
+    if (call.format !== 'responses') return false;
+    body.model = call.model.replaceAll('.', '');
+    return true;
   },
 };
 

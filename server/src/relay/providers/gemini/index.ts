@@ -37,11 +37,12 @@ export const geminiAdapter: ProviderAdapter = {
   headers: (ch) => ({ 'x-goog-api-key': ch.key }),
   streamUsage: () => true,
   prepareBody(body, _ch, call) {
-    if (call.mode !== 'chat' || body.safetySettings !== undefined) return;
+    if (call.mode !== 'chat' || body.safetySettings !== undefined) return false;
     const rules = call.options.json<Record<string, string>>('gemini.safety_settings') ?? {};
     body.safetySettings = HARM_CATEGORIES.map((category) => ({
       category,
       threshold: rules[category] || rules.default || 'OFF',
     }));
+    return true;
   },
 };
