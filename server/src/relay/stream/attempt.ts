@@ -6,7 +6,7 @@ import type { Produced, RelayInput } from '../input.ts';
 import type { UpstreamCall } from '../providers/types.ts';
 import type { RelayState } from '../state.ts';
 import { chunkRewrite } from './chunk-rewrite.ts';
-import { finishStream, relayStream } from './relay-stream.ts';
+import { finishStream, readHeld, relayStream } from './relay-stream.ts';
 
 /** A streamed answer: forwarded as it arrives, then its usage (the upstream's, else counted here). */
 export async function streamAttempt(
@@ -43,6 +43,7 @@ export async function streamAttempt(
   let usage = out.usage;
   const counted = !usage;
   if (!usage) {
+    readHeld(out);
     const prompt =
       input.mode === 'chat'
         ? await countChatPrompt(call.model, outgoing ?? {})

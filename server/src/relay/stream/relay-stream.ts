@@ -35,6 +35,24 @@ export interface StreamOutcome {
   error: RelayError | null;
   /** Latest id/created/model seen, for a synthesised usage chunk. */
   meta: { id?: string; created?: number; model?: string };
+  /**
+   * Events forwarded without being parsed (no usage, no error in them). Their text is read only when the
+   * stream ends without usage (`readHeld`), which is rare: most streams are billed from the upstream's usage.
+   */
+  held: string[];
+}
+
+/** Events that may carry usage or an error are parsed as they pass; the others are only forwarded. */
+const MAY_MATTER = /"usage"\s*:\s*\{|"error"/;
+
+/** Reads the text and tool calls of the events that were forwarded unparsed (for counting usage here). */
+export function readHeld(out: StreamOutcome): void {
+  for (const p of out.held) {
+    try {
+      collect(JSON.parse(p), out);
+    } catch {}
+  }
+  out.held = [];
 }
 
 function collect(chunk: any, out: StreamOutcome): void {
@@ -77,6 +95,7 @@ export async function relayStream(o: StreamOptions, startedAt: number): Promise<
     clientGone: false,
     error: null,
     meta: {},
+    held: [],
   };
   const reader = new SseLineReader();
   const client = new ClientStream(o, startedAt);
@@ -86,6 +105,11 @@ export async function relayStream(o: StreamOptions, startedAt: number): Promise<
     let buf = '';
     for (const p of payloads) {
       if (!p || p === '[DONE]') continue;
+      if (!o.rewrite && !MAY_MATTER.test(p)) {
+        out.held.push(p);
+        buf += `data: ${p}\n\n`;
+        continue;
+      }
       let chunk: any;
       try {
         chunk = JSON.parse(p);
