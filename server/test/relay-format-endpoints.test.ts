@@ -177,6 +177,53 @@ describe('relay: format endpoints', () => {
     expect(sent).toMatchObject({ model: 'claude-x', thinking: { type: 'enabled', budget_tokens: 1600 } });
   });
 
+  it('bills a relayed Anthropic stream the client left for at least the text it received', async () => {
+    await server.ctx.options.set(
+      'ModelRatio',
+      JSON.stringify({
+        'claude-x': 1.5,
+        'claude-slow': 1.5,
+        'gemini-x': 0.15,
+        'gemini-embedding-001': 0.075,
+      }),
+    );
+    await seedChannel(server.ctx, {
+      type: ChannelType.Anthropic,
+      baseUrl: mock.url,
+      key: 'sk-ant-mock',
+      models: ['claude-slow'],
+    });
+    const abort = new AbortController();
+    const res = await fetch(`${server.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body: JSON.stringify({
+        model: 'claude-slow',
+        max_tokens: 500,
+        stream: true,
+        messages: [{ role: 'user', content: 'Hi' }],
+      }),
+      signal: abort.signal,
+    });
+    const requestId = res.headers.get('x-oneapi-request-id') as string;
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    let seen = '';
+    while ((seen.match(/text_delta/g) ?? []).length < 3)
+      seen += new TextDecoder().decode((await reader.read()).value);
+    abort.abort();
+    await new Promise((r) => setTimeout(r, 300));
+    await flushLedger(server.ctx);
+    const row = await server.ctx.logDb.db
+      .selectFrom('logs')
+      .selectAll()
+      .where('request_id', '=', requestId)
+      .executeTakeFirstOrThrow();
+    // message_start reported 1 output token; the three text deltas the client received count for more.
+    expect(row.prompt_tokens).toBe(12);
+    expect(row.completion_tokens).toBeGreaterThan(1);
+    expect(row.content).toContain('client disconnected mid-stream');
+  });
+
   it('counts tokens without calling the upstream or billing', async () => {
     const rows = (await logRows()).length;
     const before = mock.requests.length;

@@ -108,6 +108,7 @@ export async function streamInFormats(x: FormatExchange): Promise<Produced> {
       abort: () => x.controller.abort(),
       onStart: () => reply.hijack(),
       decoder: codecFor(x.call.format).streamDecoder(upstreamCtx(x)),
+      newDecoder: () => codecFor(x.call.format).streamDecoder(upstreamCtx(x)),
       encoder: x.out.converted ? codecFor(x.input.format).streamEncoder(clientCtx(x)) : undefined,
       arrayFrames: array && !x.out.converted,
       errorFrame: (err) => streamErrorFrame(x.input.format, err, x.req.id),
@@ -115,7 +116,15 @@ export async function streamInFormats(x: FormatExchange): Promise<Produced> {
     x.startedAt,
   );
   if (outcome.clientGone && !reply.raw.headersSent) reply.hijack();
-  const usage = await billable(x, outcome.usage, () => ({ text: outcome.text, calls: outcome.toolCalls }));
+  // A stream cut short may carry only the usage of its start (Anthropic's message_start): the output is at
+  // least what reached the client.
+  const cut = outcome.clientGone || outcome.error !== null;
+  const usage = await billable(
+    x,
+    outcome.usage,
+    () => ({ text: outcome.text, calls: outcome.toolCalls }),
+    cut,
+  );
   const note = outcome.clientGone
     ? 'client disconnected mid-stream'
     : outcome.error
@@ -129,8 +138,17 @@ async function billable(
   x: FormatExchange,
   usage: HubUsage | null,
   produced: () => { text: string; calls: number },
+  cut = false,
 ): Promise<Usage> {
-  if (usage && usage.input + usage.output > 0) return usageFromHub(usage);
+  if (usage && usage.input + usage.output > 0) {
+    const billed = usageFromHub(usage);
+    if (cut) {
+      const { text, calls } = produced();
+      const sent = (await countText(x.call.model, text)) + 7 * calls;
+      billed.completionTokens = Math.max(billed.completionTokens, sent);
+    }
+    return billed;
+  }
   const request = x.out.converted ?? x.input.hub;
   const prompt = request ? await countPrompt(x.call.model, request as HubRequest) : 0;
   const { text, calls } = produced();

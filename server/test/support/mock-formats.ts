@@ -13,7 +13,7 @@ import { serveMock } from './mock-server.ts';
  *   roles user/model, no JSON Schema keywords Gemini refuses in function declarations.
  * - Responses: `Authorization: Bearer sk-resp-mock`, `input` present.
  * The answer is picked by what the request asks: thinking, tools, cache marks, or plain text. Models named
- * `*-error` get the recorded error of their API.
+ * `*-error` get the recorded error of their API; Anthropic models named `*-slow` stream one event every 40 ms.
  */
 export interface FormatsMock {
   url: string;
@@ -32,9 +32,16 @@ const send = (res: ServerResponse, status: number, body: unknown) => {
   res.end(typeof body === 'string' ? body : JSON.stringify(body));
 };
 
-function sendStream(res: ServerResponse, frames: string[]) {
+/** A stream at once, or one frame every `delayMs` (a slow model) until the client goes away. */
+async function sendStream(res: ServerResponse, frames: string[], delayMs = 0) {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  res.end(frames.join(''));
+  if (!delayMs) return void res.end(frames.join(''));
+  for (const f of frames) {
+    if (res.destroyed) return;
+    res.write(f);
+    await new Promise((r) => setTimeout(r, delayMs));
+  }
+  res.end();
 }
 
 const anthropicError = (res: ServerResponse, status: number, type: string, message: string) =>
@@ -168,6 +175,7 @@ export async function startFormatsMock(): Promise<FormatsMock> {
         fixtureChunks(`anthropic/messages/${name}.chunks.txt`).map(
           (c) => `event: ${JSON.parse(c).type}\ndata: ${c}\n\n`,
         ),
+        String(body.model).endsWith('-slow') ? 40 : 0,
       );
     }
 

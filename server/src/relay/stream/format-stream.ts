@@ -16,6 +16,8 @@ export interface FormatStreamOptions extends ClientStreamOptions {
   res: Dispatcher.ResponseData;
   /** Reads the upstream's events (for usage and errors, and to convert them). */
   decoder: HubStreamDecoder;
+  /** A fresh decoder of the same format, to read the text of a relayed stream that ended without usage. */
+  newDecoder: () => HubStreamDecoder;
   /** Writes the client's events; absent = the upstream's bytes go to the client as they came. */
   encoder?: HubStreamEncoder;
   /** With no encoder: each upstream SSE payload becomes an element of a JSON array (Gemini without alt=sse). */
@@ -34,6 +36,9 @@ export interface FormatOutcome {
   /** Set when the upstream failed after the stream had started. */
   error: RelayError | null;
 }
+
+/** Events that may carry usage (OpenAI, Anthropic, Responses `usage`; Gemini `usageMetadata`) or an error. */
+const MAY_MATTER = /"usage(?:Metadata)?"\s*:\s*\{|"error"/;
 
 /** A hub error as the relay's error (not local: another channel may do better). */
 export const relayErrorOf = (e: HubError) =>
@@ -111,14 +116,29 @@ export async function relayFormatStream(o: FormatStreamOptions, startedAt: numbe
     }
     return buf;
   };
+  // Relayed as they came (no encoder): only events that may carry usage or an error are decoded as they
+  // pass; every event is kept, to read the text with a fresh decoder if the stream ends without usage.
+  const relayed = !o.encoder;
+  const kept: SseEvent[] = [];
   const decodePending = (): string => {
     let buf = '';
     for (const ev of pending) {
-      buf += drain(o.decoder.push(ev));
+      if (relayed) {
+        kept.push(ev);
+        if (MAY_MATTER.test(ev.data)) drain(o.decoder.push(ev));
+      } else buf += drain(o.decoder.push(ev));
       if (o.arrayFrames && ev.data) buf += `${elements++ === 0 ? '[' : ',\r\n'}${ev.data}`;
     }
     pending.length = 0;
     return buf;
+  };
+  /** The produced text (and any usage) of a relayed stream that reported none, read from every event it sent. */
+  const readKept = () => {
+    const decoder = o.newDecoder();
+    out.text = '';
+    out.toolCalls = 0;
+    for (const ev of kept) for (const e of decoder.push(ev)) if (e.type !== 'error') track(e);
+    for (const e of decoder.end()) if (e.type !== 'error') track(e);
   };
 
   try {
@@ -167,6 +187,7 @@ export async function relayFormatStream(o: FormatStreamOptions, startedAt: numbe
       null,
       false,
     );
+  if (relayed && (!out.usage || out.clientGone || out.error)) readKept();
   if (!out.clientGone && !o.raw.writableEnded) {
     let tail = o.encoder && !ended ? o.encoder.end() : '';
     if (o.arrayFrames) tail += elements ? ']' : '[]';
