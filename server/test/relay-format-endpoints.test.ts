@@ -224,6 +224,62 @@ describe('relay: format endpoints', () => {
     expect(row.content).toContain('client disconnected mid-stream');
   });
 
+  it("applies the token's model limits and IP list, and the sensitive-word check, in each protocol", async () => {
+    const user = await seedUser(server.ctx, { quota: 1_000_000 });
+    const limited = await seedToken(server.ctx, {
+      userId: user.id,
+      remain: 1_000_000,
+      modelLimits: ['gemini-x'],
+    });
+    const before = mock.requests.length;
+    const refused = await post(
+      '/v1/messages',
+      { model: 'claude-x', max_tokens: 5, messages: [{ role: 'user', content: 'Hi' }] },
+      { 'x-api-key': limited.apiKey },
+    );
+    expect(refused.status).toBe(403);
+    expect((await jsonOf(refused)).error.type).toBe('permission_error');
+    const elsewhere = await seedToken(server.ctx, {
+      userId: user.id,
+      remain: 1_000_000,
+      allowIps: '10.1.2.3',
+    });
+    const fenced = await post(
+      '/v1beta/models/gemini-x:generateContent',
+      { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] },
+      { 'x-goog-api-key': elsewhere.apiKey },
+    );
+    expect(fenced.status).toBe(403);
+    expect((await jsonOf(fenced)).error.status).toBe('PERMISSION_DENIED');
+
+    await server.ctx.options.set('SensitiveWords', 'forbidden-topic');
+    await server.ctx.options.set('CheckSensitiveEnabled', 'true');
+    try {
+      const gemini = await post(
+        '/v1beta/models/gemini-x:generateContent',
+        { contents: [{ role: 'user', parts: [{ text: 'tell me about the forbidden-topic' }] }] },
+        { 'x-goog-api-key': key },
+      );
+      expect(gemini.status).toBe(400);
+      expect((await jsonOf(gemini)).error.status).toBe('INVALID_ARGUMENT');
+      const anthropic = await post(
+        '/v1/messages',
+        {
+          model: 'claude-x',
+          max_tokens: 5,
+          system: [{ type: 'text', text: 'forbidden-topic' }],
+          messages: [{ role: 'user', content: 'Hi' }],
+        },
+        { 'x-api-key': key },
+      );
+      expect(anthropic.status).toBe(400);
+      expect((await jsonOf(anthropic)).error.type).toBe('invalid_request_error');
+    } finally {
+      await server.ctx.options.set('CheckSensitiveEnabled', 'false');
+    }
+    expect(mock.requests.length).toBe(before);
+  });
+
   it('counts tokens without calling the upstream or billing', async () => {
     const rows = (await logRows()).length;
     const before = mock.requests.length;
