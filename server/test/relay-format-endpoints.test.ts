@@ -2,6 +2,7 @@ import { ChannelType } from '@modelgate/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchUpstreamModels } from '../src/modules/channels/fetch-models.ts';
 import { testChannel } from '../src/relay/channel-test.ts';
+import { anthropicAnswer, geminiAnswer } from './support/fixture-answers.ts';
 import { type FormatsMock, startFormatsMock } from './support/mock-formats.ts';
 import { type MockUpstream, startMockUpstream } from './support/mock-upstream.ts';
 import { flushLedger, seedChannel, seedToken, seedUser } from './support/relay-seed.ts';
@@ -300,7 +301,32 @@ describe('relay: format endpoints', () => {
       { 'x-goog-api-key': key },
     );
     expect(gemini.status).toBe(200);
-    expect((await jsonOf(gemini)).totalTokens).toBeGreaterThan(5);
+    const total = (await jsonOf(gemini)).totalTokens;
+    expect(total).toBeGreaterThan(5);
+    const wrapped = await post(
+      '/v1beta/models/gemini-x:countTokens',
+      {
+        generateContentRequest: {
+          contents: [{ role: 'user', parts: [{ text: 'Hello, how are you today?' }] }],
+        },
+      },
+      { 'x-goog-api-key': key },
+    );
+    expect((await jsonOf(wrapped)).totalTokens).toBe(total);
+    const responses = await post(
+      '/v1/responses/input_tokens',
+      { model: 'claude-x', input: 'Hello, how are you today?', instructions: 'Be brief.' },
+      { authorization: `Bearer ${key}` },
+    );
+    expect(responses.status).toBe(200);
+    expect(await jsonOf(responses)).toMatchObject({ object: 'response.input_tokens' });
+    const noInput = await post(
+      '/v1/responses/input_tokens',
+      { model: 'claude-x', input: 42 },
+      { authorization: `Bearer ${key}` },
+    );
+    expect(noInput.status).toBe(400);
+    expect((await jsonOf(noInput)).error.type).toBe('invalid_request_error');
     expect(mock.requests.length).toBe(before);
     expect((await logRows()).length).toBe(rows);
   });
@@ -374,6 +400,29 @@ describe('relay: format endpoints', () => {
         expect(sent?.path).toBe('/v1/messages');
         expect(sent?.body).toMatchObject({ model: 'claude-x', max_tokens: 10 });
       } else expect(sent?.path).toBe('/v1beta/models/gemini-x:generateContent');
+    }
+  });
+
+  it('streams to Gemini clients without alt=sse as one JSON array, relayed or converted', async () => {
+    const body = { contents: [{ role: 'user', parts: [{ text: 'Hello' }] }] };
+    for (const model of ['gemini-x', 'claude-x']) {
+      const res = await post(`/v1beta/models/${model}:streamGenerateContent`, body, {
+        'x-goog-api-key': key,
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toContain('application/json');
+      const chunks = JSON.parse(await res.text());
+      expect(Array.isArray(chunks)).toBe(true);
+      const text = chunks
+        .flatMap((c: any) => c.candidates?.[0]?.content?.parts ?? [])
+        .map((p: { text?: string }) => p.text ?? '')
+        .join('');
+      const recorded =
+        model === 'gemini-x'
+          ? geminiAnswer('google/generate-content/text.chunks.txt').text
+          : anthropicAnswer('anthropic/messages/text.chunks.txt').text;
+      expect(text).toBe(recorded);
+      expect(chunks.at(-1).usageMetadata.promptTokenCount).toBeGreaterThan(0);
     }
   });
 
