@@ -3,7 +3,7 @@ import type { AppContext } from '../context.ts';
 import type { ChannelsTable } from '../db/schema.ts';
 import { type ChannelEntry, toEntry } from './cache/channels.ts';
 import { RelayError, upstreamError } from './errors.ts';
-import { codecFor } from './formats/codecs.ts';
+import { upstreamCodecFor } from './formats/codecs.ts';
 import { inspectJson } from './formats/openai/request.ts';
 import type { RelayInput } from './input.ts';
 import { callFor, outgoingFor } from './outgoing.ts';
@@ -71,21 +71,35 @@ export async function testChannel(
   const call = callFor(ctx.options, input, '', {}, ch, adapter);
   const out = outgoingFor(input, call, adapter, ch, 'channel-test', false);
   const url = adapter.url(ch, call);
-  const headers = {
-    ...(await adapter.headers(ch, call, url, String(out.body))),
-    'content-type': 'application/json',
-    accept: 'application/json',
-  };
   const timeout = (ctx.config.relayTimeoutSec || 60) * 1000;
   try {
-    const res = await relayState(ctx).upstream.send({
-      url,
-      headers,
-      body: out.body,
-      stream: false,
-      signal: AbortSignal.timeout(timeout),
-      proxy: ch.proxy,
-    });
+    const headers = {
+      ...(await adapter.headers(ch, call, url, String(out.body))),
+      'content-type': 'application/json',
+      accept: 'application/json',
+    };
+    const signal = AbortSignal.timeout(timeout);
+    const res = adapter.send
+      ? await adapter.send(
+          {
+            url,
+            headers,
+            body: String(out.body),
+            stream: false,
+            signal: abortOf(signal),
+            options: ctx.options,
+          },
+          ch,
+          call,
+        )
+      : await relayState(ctx).upstream.send({
+          url,
+          headers,
+          body: out.body,
+          stream: false,
+          signal,
+          proxy: ch.proxy,
+        });
     const text = await res.body.text();
     if (res.statusCode < 200 || res.statusCode >= 300)
       return failed(res.statusCode, upstreamError(res.statusCode, text, [ch.key, ch.baseUrl]));
@@ -99,7 +113,7 @@ export async function testChannel(
       return failed(res.statusCode, upstreamError(res.statusCode, text, [ch.key, ch.baseUrl]));
     // A generation answer must read as one in the channel's format (a wrong base URL often answers 200 HTML/JSON).
     if (mode === 'chat' && call.format !== 'openai')
-      codecFor(call.format).decodeResponse(answer, {
+      upstreamCodecFor(call.format).decodeResponse(answer, {
         model: call.model,
         stream: false,
         requestId: 'channel-test',
@@ -110,3 +124,11 @@ export async function testChannel(
     return result(false, 0, e.message);
   }
 }
+
+/** An AbortSignal as the signal a provider's own transport listens to. */
+const abortOf = (signal: AbortSignal) => ({
+  get aborted() {
+    return signal.aborted;
+  },
+  on: (_event: 'abort', listener: () => void) => signal.addEventListener('abort', listener, { once: true }),
+});

@@ -1,17 +1,16 @@
-import type { Dispatcher } from 'undici';
 import type { Usage } from './billing/quota.ts';
 import { countText } from './billing/tokenizer.ts';
 import type { CallAbort } from './call-abort.ts';
 import { RelayError } from './errors.ts';
 import type { RelayReply, RelayRequest } from './exchange.ts';
-import { codecFor } from './formats/codecs.ts';
+import { codecFor, upstreamCodecFor } from './formats/codecs.ts';
 import { sseData, sseEvent } from './formats/common.ts';
-import { geminiEmbedAnswer, openaiEmbedAnswer } from './formats/embeddings.ts';
+import { embeddingList, geminiEmbedAnswer, openaiEmbedAnswer } from './formats/embeddings.ts';
 import type { CodecContext, HubError, HubRequest, HubUsage, WireFormat } from './formats/hub.ts';
 import { countPrompt, usageFromHub } from './formats/hub-count.ts';
 import type { Produced, RelayInput } from './input.ts';
 import type { Outgoing } from './outgoing.ts';
-import type { UpstreamCall } from './providers/types.ts';
+import type { ProviderAdapter, UpstreamCall, UpstreamResponse } from './providers/types.ts';
 import type { RelayState } from './state.ts';
 import { relayFormatStream } from './stream/format-stream.ts';
 
@@ -23,7 +22,8 @@ export interface FormatExchange {
   input: RelayInput;
   call: UpstreamCall;
   out: Outgoing;
-  res: Dispatcher.ResponseData;
+  res: UpstreamResponse;
+  adapter: ProviderAdapter;
   controller: CallAbort;
   startedAt: number;
 }
@@ -68,7 +68,7 @@ export async function answerInFormats(x: FormatExchange, text: string): Promise<
     throw malformedAnswer();
   }
   if (x.input.mode === 'embeddings') return embeddingsAnswer(x, json, text);
-  const answer = codecFor(x.call.format).decodeResponse(json, upstreamCtx(x));
+  const answer = upstreamCodecFor(x.call.format).decodeResponse(json, upstreamCtx(x));
   const usage = await billable(x, answer.usage, () => answerText(answer.parts));
   if (x.out.converted) x.reply.code(200).send(codecFor(x.input.format).encodeResponse(answer, clientCtx(x)));
   else x.reply.code(200).header('content-type', 'application/json').send(text);
@@ -80,12 +80,21 @@ export async function answerInFormats(x: FormatExchange, text: string): Promise<
  * counted here; OpenAI's count is used when it gives one.
  */
 async function embeddingsAnswer(x: FormatExchange, json: any, text: string): Promise<Produced> {
+  const own =
+    x.call.format !== 'openai' && x.call.format !== 'gemini' ? x.adapter.embeddings?.answer(json) : undefined;
   const counted = await countText(x.call.model, x.input.info.inputText);
-  const reported = x.call.format === 'openai' ? Number(json?.usage?.prompt_tokens) || 0 : 0;
+  const reported = own
+    ? own.promptTokens
+    : x.call.format === 'openai'
+      ? Number(json?.usage?.prompt_tokens) || 0
+      : 0;
   const prompt = reported || counted;
+  // A provider's own answer reads as OpenAI's from here on.
+  if (own) json = embeddingList(own.vectors, x.input.info.model, prompt);
   if (!x.out.embedConverted) x.reply.code(200).header('content-type', 'application/json').send(text);
   else if (x.input.format === 'gemini')
     x.reply.code(200).send(geminiEmbedAnswer(json, x.input.embedBatch === true));
+  else if (own) x.reply.code(200).send(json);
   else x.reply.code(200).send(openaiEmbedAnswer(json, x.input.info.model, prompt));
   return { usage: { promptTokens: prompt, completionTokens: 0, cachedTokens: 0 }, firstAt: 0 };
 }
@@ -107,8 +116,8 @@ export async function streamInFormats(x: FormatExchange): Promise<Produced> {
         pingOn && !array ? Math.max(1, state.ctx.options.int('general_setting.ping_interval_seconds')) : 0,
       abort: () => x.controller.abort(),
       onStart: () => reply.hijack(),
-      decoder: codecFor(x.call.format).streamDecoder(upstreamCtx(x)),
-      newDecoder: () => codecFor(x.call.format).streamDecoder(upstreamCtx(x)),
+      decoder: upstreamCodecFor(x.call.format).streamDecoder(upstreamCtx(x)),
+      newDecoder: () => upstreamCodecFor(x.call.format).streamDecoder(upstreamCtx(x)),
       encoder: x.out.converted ? codecFor(x.input.format).streamEncoder(clientCtx(x)) : undefined,
       arrayFrames: array && !x.out.converted,
       errorFrame: (err) => streamErrorFrame(x.input.format, err, x.req.id),

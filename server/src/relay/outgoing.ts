@@ -3,7 +3,7 @@ import { FormData } from 'undici';
 import type { OptionStore } from '../modules/options/store.ts';
 import type { ChannelEntry } from './cache/channels.ts';
 import { badRequest } from './errors.ts';
-import { codecFor } from './formats/codecs.ts';
+import { codecFor, upstreamCodecFor } from './formats/codecs.ts';
 import { geminiBatchBody, openaiEmbedBody, openaiEmbedTexts } from './formats/embeddings.ts';
 import type { CodecContext, HubRequest } from './formats/hub.ts';
 import { MODE_PATHS } from './formats/openai/request.ts';
@@ -80,7 +80,13 @@ export function outgoingFor(
   if (input.mode === 'embeddings' && call.format !== input.format) {
     const texts = input.embedTexts ?? openaiEmbedTexts(input.json);
     const json =
-      call.format === 'gemini' ? geminiBatchBody(call.model, texts) : openaiEmbedBody(call.model, texts);
+      call.format === 'gemini'
+        ? geminiBatchBody(call.model, texts)
+        : call.format === 'openai'
+          ? openaiEmbedBody(call.model, texts)
+          : adapter.embeddings
+            ? adapter.embeddings.body(call.model, texts, call)
+            : openaiEmbedBody(call.model, texts);
     return { ...finish(json, call, adapter, ch), embedConverted: true };
   }
   const raw = rawJsonOf(input.json);
@@ -137,7 +143,7 @@ function converted(
   input.hub ??= codecFor(input.format).decodeRequest(input.json ?? {}, { ...ctx, model: input.info.model });
   const hub: HubRequest = { ...input.hub, model: call.model, stream: call.stream };
   if (call.format === 'anthropic') ctx.defaultMaxTokens = claudeDefaultMaxTokens(call);
-  const json = codecFor(call.format).encodeRequest(hub, ctx);
+  const json = upstreamCodecFor(call.format).encodeRequest(hub, ctx);
   if (call.format === 'openai' && !adapter.streamUsage(ch)) delete json.stream_options;
   return { ...finish(json, call, adapter, ch), converted: hub };
 }

@@ -10,11 +10,13 @@ import { usageOf } from './formats/openai/answer-usage.ts';
 import type { Produced, RelayInput } from './input.ts';
 import { callFor, outgoingFor } from './outgoing.ts';
 import { adapterFor } from './providers/index.ts';
+import { bodyOf } from './providers/response.ts';
+import type { UpstreamResponse } from './providers/types.ts';
 import { autoDisable, mapStatus, pickChannel, shouldDisable, shouldRetry } from './routing.ts';
 import { settle } from './settle.ts';
 import type { RelayState } from './state.ts';
 import { streamAttempt } from './stream/attempt.ts';
-import { networkError, type Upstream } from './upstream.ts';
+import { networkError } from './upstream.ts';
 
 export type { RelayInput } from './input.ts';
 
@@ -170,21 +172,35 @@ async function attemptOn(
   };
   reply.raw.once('close', onClientGone);
   try {
-    const res = await state.upstream.send({
-      url,
-      headers,
-      body: out.body,
-      stream: call.stream,
-      signal: controller,
-      proxy: ch.proxy,
-    });
+    const res = adapter.send
+      ? await adapter.send(
+          {
+            url,
+            headers,
+            body: String(out.body),
+            stream: call.stream,
+            signal: controller,
+            options: state.ctx.options,
+          },
+          ch,
+          call,
+        )
+      : await state.upstream.send({
+          url,
+          headers,
+          body: out.body,
+          stream: call.stream,
+          signal: controller,
+          proxy: ch.proxy,
+        });
     const secrets = [ch.key, ch.baseUrl];
     if (res.statusCode < 200 || res.statusCode >= 300) {
       const text = await res.body.text().catch(() => '');
       throw upstreamError(res.statusCode, text, secrets);
     }
+    if (call.stream && adapter.streamBody) res.body = bodyOf(adapter.streamBody(res.body, call));
     if (input.format !== 'openai' || call.format !== 'openai') {
-      const exchange = { state, req, reply, input, call, out, res, controller, startedAt };
+      const exchange = { state, req, reply, input, call, out, res, adapter, controller, startedAt };
       return call.stream
         ? await streamInFormats(exchange)
         : await answerInFormats(exchange, await readAnswer(res));
@@ -226,7 +242,7 @@ async function attemptOn(
 }
 
 /** A non-stream answer's body. A connection lost while reading it is a retryable 502 (504 on a timeout). */
-async function readAnswer(res: Awaited<ReturnType<Upstream['send']>>): Promise<string> {
+async function readAnswer(res: UpstreamResponse): Promise<string> {
   try {
     return await res.body.text();
   } catch (err) {

@@ -1,11 +1,13 @@
 import { ChannelStatus } from '@modelgate/shared';
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../infra/envelope.ts';
+import { providerHttp } from '../../relay/providers/http.ts';
+import { adapterFor } from '../../relay/providers/index.ts';
 import { disableChannel } from './health.ts';
 import { mustGet } from './service.ts';
 import { isStopping } from './stopping.ts';
 import { nowSec } from './store.ts';
-import { authHeaders, baseUrlOf, callUpstream, firstKey, type UpstreamTarget } from './upstream.ts';
+import { authHeaders, baseUrlOf, callUpstream, entryOf, firstKey, type UpstreamTarget } from './upstream.ts';
 
 /** Balance endpoints of providers that have one; every amount is read as the provider reports it (USD or CNY). */
 type Reader = (ctx: AppContext, t: UpstreamTarget, base: string) => Promise<number>;
@@ -79,18 +81,27 @@ const READERS: Record<number, Reader> = {
   },
 };
 
-export const balanceSupported = (type: number) => Object.hasOwn(READERS, type);
+export const balanceSupported = (type: number) =>
+  Object.hasOwn(READERS, type) || adapterFor(type)?.balance !== undefined;
+
+/** A provider adapter's own balance API, as a reader. */
+const adapterReader = (type: number): Reader | undefined => {
+  const read = adapterFor(type)?.balance;
+  return read && ((ctx, t) => read(entryOf(t), providerHttp(ctx.options, [t.key])));
+};
 
 /** Asks the provider for the channel's balance and stores it. */
 export async function updateBalance(ctx: AppContext, id: number): Promise<number> {
   const row = await mustGet(ctx.db.db, id);
-  const read = READERS[Number(row.type)];
+  const read = READERS[Number(row.type)] ?? adapterReader(Number(row.type));
   if (!read) throw new ApiError('balance queries are not supported for this channel type');
   const t: UpstreamTarget = {
     type: Number(row.type),
     baseUrl: row.base_url,
     key: firstKey(row.key),
     organization: row.openai_organization ?? '',
+    other: row.other ?? '',
+    setting: row.setting ?? '',
   };
   let balance: number;
   try {

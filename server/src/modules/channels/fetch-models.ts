@@ -1,12 +1,23 @@
 import { ChannelType } from '@modelgate/shared';
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../infra/envelope.ts';
-import { authHeaders, baseUrlOf, callUpstream, type UpstreamTarget } from './upstream.ts';
+import { providerHttp } from '../../relay/providers/http.ts';
+import { adapterFor } from '../../relay/providers/index.ts';
+import { authHeaders, baseUrlOf, callUpstream, entryOf, type UpstreamTarget } from './upstream.ts';
 
 /**
  * Lists the models an upstream offers (`GET <base>/v1/models`; Gemini's own `/v1beta/models`), through the SSRF guard. Returns sorted, unique names.
  */
 export async function fetchUpstreamModels(ctx: AppContext, t: UpstreamTarget): Promise<string[]> {
+  const own = adapterFor(t.type)?.listModels;
+  if (own) {
+    try {
+      const names = await own(entryOf(t), providerHttp(ctx.options, [t.key]));
+      return [...new Set(names)].sort();
+    } catch (err) {
+      throw new ApiError(`failed to fetch models: ${(err as Error).message}`, 502);
+    }
+  }
   const base = baseUrlOf(t.type, t.baseUrl);
   if (!base) throw new ApiError('this channel type has no default address; fill in the base URL');
   const path =

@@ -1,4 +1,5 @@
 import { ApiError } from '../../infra/envelope.ts';
+import { adapterFor } from '../../relay/providers/index.ts';
 
 /** Spec 001 §5 key formats: parts separated by `|` (or `-` for FastGPT). */
 const FORMATS: Record<number, { parts: number; sep: string; hint: string }> = {
@@ -9,6 +10,15 @@ const FORMATS: Record<number, { parts: number; sep: string; hint: string }> = {
 };
 
 export function checkKeyFormat(type: number, key: string): void {
+  const check = adapterFor(type)?.checkKey;
+  if (check) {
+    try {
+      check(key);
+    } catch (err) {
+      throw new ApiError((err as Error).message);
+    }
+    return;
+  }
   if (type === 41) {
     try {
       const sa = JSON.parse(key);

@@ -121,13 +121,23 @@ const channelsFeature: Feature = (app, ctx: AppContext) => {
         baseUrl: row.base_url,
         key: firstKey(row.key),
         organization: row.openai_organization ?? '',
+        other: row.other ?? '',
+        setting: row.setting ?? '',
       }),
     );
   });
 
   app.post('/channel/fetch_models', admin, async (req) => {
     const b = parseOr400(fetchModelsSchema, req.body);
-    return ok(await fetchUpstreamModels(ctx, { type: b.type, baseUrl: b.base_url, key: firstKey(b.key) }));
+    return ok(
+      await fetchUpstreamModels(ctx, {
+        type: b.type,
+        baseUrl: b.base_url,
+        key: firstKey(b.key),
+        other: b.other,
+        setting: b.setting,
+      }),
+    );
   });
 
   app.post('/channel/fix', admin, async () => {

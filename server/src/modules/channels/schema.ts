@@ -139,4 +139,6 @@ export const fetchModelsSchema = z.object({
   type: type.default(1),
   base_url: baseUrl.optional().default(''),
   key: z.string({ error: 'key is required' }).trim().min(1, 'key is required'),
+  other: z.string().max(4096).optional().default(''),
+  setting: z.string().max(65536).optional().default(''),
 });

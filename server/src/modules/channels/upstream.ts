@@ -1,6 +1,9 @@
 import { channelTypeInfo } from '@modelgate/shared';
+import type { Selectable } from 'kysely';
 import type { AppContext } from '../../context.ts';
+import type { ChannelsTable } from '../../db/schema.ts';
 import { adminUrlPolicy, guardedFetch } from '../../infra/ssrf.ts';
+import { type ChannelEntry, toEntry } from '../../relay/cache/channels.ts';
 import { scrub } from '../../relay/errors.ts';
 import type { UpstreamFailure } from './health.ts';
 
@@ -10,6 +13,33 @@ export interface UpstreamTarget {
   baseUrl: string;
   key: string;
   organization?: string;
+  other?: string;
+  /** The channel's setting JSON (region, API version...). */
+  setting?: string;
+}
+
+/** A target as the channel entry a provider adapter reads. */
+export function entryOf(t: UpstreamTarget): ChannelEntry {
+  return toEntry({
+    id: 0,
+    type: t.type,
+    name: '',
+    key: t.key,
+    base_url: t.baseUrl,
+    other: t.other ?? '',
+    openai_organization: t.organization ?? '',
+    setting: t.setting ?? '',
+    status: 1,
+    priority: 0,
+    weight: 1,
+    auto_ban: 0,
+    models: '',
+    group: '',
+    model_mapping: null,
+    status_code_mapping: null,
+    param_override: null,
+    test_model: null,
+  } as unknown as Selectable<ChannelsTable>);
 }
 
 export function baseUrlOf(type: number, baseUrl: string): string {

@@ -1,7 +1,7 @@
 import { anthropicCodec } from './anthropic/index.ts';
 import { chatCodec } from './chat/index.ts';
 import { geminiCodec } from './gemini/index.ts';
-import type { WireCodec, WireFormat } from './hub.ts';
+import type { UpstreamCodec, UpstreamFormat, WireCodec, WireFormat } from './hub.ts';
 import { responsesCodec } from './responses/index.ts';
 
 const CODECS: Record<WireFormat, WireCodec> = {
@@ -11,5 +11,15 @@ const CODECS: Record<WireFormat, WireCodec> = {
   responses: responsesCodec,
 };
 
-/** The codec of a wire format. */
+/** Providers' own formats, spoken only upstream (each codec lives in its provider's folder). */
+const UPSTREAM_ONLY: Partial<Record<UpstreamFormat, UpstreamCodec>> = {};
+
+/** The codec of a client's wire format. */
 export const codecFor = (format: WireFormat): WireCodec => CODECS[format];
+
+/** The codec of the format an upstream speaks. */
+export function upstreamCodecFor(format: UpstreamFormat): UpstreamCodec {
+  const codec = (CODECS as Partial<Record<UpstreamFormat, UpstreamCodec>>)[format] ?? UPSTREAM_ONLY[format];
+  if (!codec) throw new Error(`no codec for the upstream format ${format}`);
+  return codec;
+}

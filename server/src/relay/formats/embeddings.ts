@@ -56,10 +56,17 @@ export function openaiEmbedAnswer(json: any, model: string, promptTokens: number
     : json?.embedding
       ? [json.embedding]
       : [];
-  return {
-    object: 'list',
-    data: list.map((e, index) => ({ object: 'embedding', index, embedding: e?.values ?? [] })),
+  return embeddingList(
+    list.map((e) => e?.values ?? []),
     model,
-    usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
-  };
+    promptTokens,
+  );
 }
+
+/** Vectors in input order as OpenAI's embeddings answer. */
+export const embeddingList = (vectors: number[][], model: string, promptTokens: number) => ({
+  object: 'list',
+  data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })),
+  model,
+  usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+});

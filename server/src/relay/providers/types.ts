@@ -1,14 +1,15 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Dispatcher } from 'undici';
 import type { OptionStore } from '../../modules/options/store.ts';
 import type { ChannelEntry } from '../cache/channels.ts';
-import type { WireFormat } from '../formats/hub.ts';
+import type { UpstreamFormat, WireFormat } from '../formats/hub.ts';
 import type { Mode } from '../formats/openai/request.ts';
 
 /** One upstream call as a provider sees it. */
 export interface UpstreamCall {
   mode: Mode;
-  /** The wire format of the body sent upstream (generation); every other mode is OpenAI's. */
-  format: WireFormat;
+  /** The wire format of the body sent upstream (generation and embeddings); every other mode is OpenAI's. */
+  format: UpstreamFormat;
   /** The client path, e.g. /v1/chat/completions. */
   path: string;
   /** The model name after the channel's mapping. */
@@ -35,11 +36,33 @@ export interface ProviderAdapter {
    * The wire format this channel is called in for a generation request whose client speaks `client`.
    * When it equals the client's, the body is relayed as it came (only the gateway's own edits).
    */
-  formatFor(ch: ChannelEntry, client: WireFormat): WireFormat;
+  formatFor(ch: ChannelEntry, client: WireFormat): UpstreamFormat;
   /** Operations besides generation the host serves (OpenAI's endpoints); absent = all of them. */
   modes?: ReadonlySet<Mode>;
   /** The wire format of its embeddings endpoint, when it is not OpenAI's. */
-  embeddingFormat?: WireFormat;
+  embeddingFormat?: UpstreamFormat;
+  /**
+   * Embeddings in the provider's own shape (when embeddingFormat is neither OpenAI's nor Gemini's): the body for
+   * a list of texts, and the vectors (in input order) and prompt tokens of its answer (0 when it reports none).
+   */
+  embeddings?: {
+    body(model: string, texts: string[], call: UpstreamCall): Record<string, unknown>;
+    answer(json: unknown): { vectors: number[][]; promptTokens: number };
+  };
+  /**
+   * Makes the call itself instead of one HTTP POST (a provider reached over a WebSocket). Answers like an HTTP
+   * response: for a stream, a body of SSE frames its codec's stream decoder reads; otherwise a JSON answer.
+   * Network failures are RelayErrors (502/504), as the HTTP path gives them.
+   */
+  send?(req: ProviderSend, ch: ChannelEntry, call: UpstreamCall): Promise<UpstreamResponse>;
+  /** Turns a stream body that is not SSE (AWS's binary event stream) into the SSE frames of its format. */
+  streamBody?(body: AsyncIterable<Buffer>, call: UpstreamCall): AsyncIterable<Buffer>;
+  /** The models the account offers (the console's "fetch models"), when the provider lists them. */
+  listModels?(ch: ChannelEntry, http: ProviderHttp): Promise<string[]>;
+  /** The account's remaining balance, when the provider publishes one (in its currency, as reported). */
+  balance?(ch: ChannelEntry, http: ProviderHttp): Promise<number>;
+  /** Checks a key's shape when a channel is saved; throws an Error whose message names the expected shape. */
+  checkKey?(key: string): void;
   url(ch: ChannelEntry, call: UpstreamCall): string;
   /**
    * Auth and provider headers. May be async (exchanged or signed credentials) and sees the final URL and
@@ -59,3 +82,27 @@ export interface ProviderAdapter {
    */
   prepareBody?(body: Record<string, unknown>, ch: ChannelEntry, call: UpstreamCall): boolean;
 }
+
+/** An upstream's answer as the pipeline reads it (status, headers, a body to iterate or read as text). */
+export type UpstreamResponse = Pick<Dispatcher.ResponseData, 'statusCode' | 'headers' | 'body'>;
+
+/** What a provider that sends its own calls gets: the URL, headers and body the pipeline built. */
+export interface ProviderSend {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  stream: boolean;
+  /** Aborted when the client goes away or the relay timeout passes. */
+  signal: { aborted: boolean; on(event: 'abort', listener: () => void): void };
+  /** The gateway's options (the SSRF policy for the connection). */
+  options: OptionStore;
+}
+
+/**
+ * JSON over HTTP through the SSRF guard, for model lists, balances and token exchanges. Non-2xx answers and
+ * bodies that are not JSON throw an Error whose message says what the upstream answered (secrets scrubbed).
+ */
+export type ProviderHttp = (
+  url: string,
+  init?: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: unknown; form?: boolean },
+) => Promise<unknown>;

@@ -3,7 +3,7 @@ import type { ChannelEntry } from '../cache/channels.ts';
 import type { CallAbort } from '../call-abort.ts';
 import type { RelayReply, RelayRequest } from '../exchange.ts';
 import type { Produced, RelayInput } from '../input.ts';
-import type { UpstreamCall } from '../providers/types.ts';
+import type { UpstreamCall, UpstreamResponse } from '../providers/types.ts';
 import type { RelayState } from '../state.ts';
 import { chunkRewrite } from './chunk-rewrite.ts';
 import { finishStream, readHeld, relayStream } from './relay-stream.ts';
@@ -16,7 +16,7 @@ export async function streamAttempt(
   input: RelayInput,
   outgoing: Record<string, unknown> | undefined,
   call: UpstreamCall,
-  res: Awaited<ReturnType<RelayState['upstream']['send']>>,
+  res: UpstreamResponse,
   controller: CallAbort,
   startedAt: number,
   ch: ChannelEntry,

@@ -1,5 +1,4 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import type { Dispatcher } from 'undici';
 import { RelayError } from '../errors.ts';
 import type {
   HubError,
@@ -9,11 +8,12 @@ import type {
   HubUsage,
   SseEvent,
 } from '../formats/hub.ts';
+import type { UpstreamResponse } from '../providers/types.ts';
 import { networkError } from '../upstream.ts';
 import { ClientStream, type ClientStreamOptions } from './client-stream.ts';
 
 export interface FormatStreamOptions extends ClientStreamOptions {
-  res: Dispatcher.ResponseData;
+  res: UpstreamResponse;
   /** Reads the upstream's events (for usage and errors, and to convert them). */
   decoder: HubStreamDecoder;
   /** A fresh decoder of the same format, to read the text of a relayed stream that ended without usage. */

@@ -1,14 +1,14 @@
 import type { ServerResponse } from 'node:http';
-import type { Dispatcher } from 'undici';
 import type { Usage } from '../billing/quota.ts';
 import { RelayError } from '../errors.ts';
 import { readUsage } from '../formats/openai/usage.ts';
+import type { UpstreamResponse } from '../providers/types.ts';
 import { networkError } from '../upstream.ts';
 import { ClientStream } from './client-stream.ts';
 import { SseLineReader } from './sse.ts';
 
 export interface StreamOptions {
-  res: Dispatcher.ResponseData;
+  res: UpstreamResponse;
   raw: ServerResponse;
   headers: Record<string, string>;
   /** The client asked for the usage chunk; otherwise the usage-only chunk the gateway requested is dropped. */
