@@ -91,6 +91,7 @@ export async function testChannel(
           },
           ch,
           call,
+          (r) => relayState(ctx).upstream.send({ ...r, signal, proxy: ch.proxy }),
         )
       : await relayState(ctx).upstream.send({
           url,

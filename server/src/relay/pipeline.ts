@@ -184,6 +184,7 @@ async function attemptOn(
           },
           ch,
           call,
+          (r) => state.upstream.send({ ...r, signal: controller, proxy: ch.proxy }),
         )
       : await state.upstream.send({
           url,

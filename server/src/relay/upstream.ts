@@ -8,7 +8,9 @@ import { createProxyDispatchers } from './upstream-proxy.ts';
 export interface UpstreamRequest {
   url: string;
   headers: Record<string, string>;
-  body: string | Buffer | FormData;
+  body?: string | Buffer | FormData;
+  /** POST unless told otherwise (a provider polling a task). */
+  method?: 'GET' | 'POST';
   stream: boolean;
   /** Aborted when the client goes away or the total time runs out. */
   signal: CallAbort | AbortSignal;
@@ -84,7 +86,7 @@ export function createUpstream(ctx: AppContext) {
         return await dispatcher.request({
           origin,
           path: cut < 0 ? '/' : req.url.slice(cut),
-          method: 'POST',
+          method: req.method ?? 'POST',
           headers: req.headers,
           body: req.body as any,
           // undici duck-types the signal (see CallAbort); its typings only name AbortSignal and EventEmitter.

@@ -52,9 +52,11 @@ export interface ProviderAdapter {
   /**
    * Makes the call itself instead of one HTTP POST (a provider reached over a WebSocket). Answers like an HTTP
    * response: for a stream, a body of SSE frames its codec's stream decoder reads; otherwise a JSON answer.
-   * Network failures are RelayErrors (502/504), as the HTTP path gives them.
+   * Network failures are RelayErrors (502/504), as the HTTP path gives them. `http` is the relay's own sender
+   * (pooled, SSRF-guarded, the channel's proxy), for calls that are plain HTTP after all or take several
+   * steps (submit a task, then poll it).
    */
-  send?(req: ProviderSend, ch: ChannelEntry, call: UpstreamCall): Promise<UpstreamResponse>;
+  send?(req: ProviderSend, ch: ChannelEntry, call: UpstreamCall, http: HttpSender): Promise<UpstreamResponse>;
   /** Turns a stream body that is not SSE (AWS's binary event stream) into the SSE frames of its format. */
   streamBody?(body: AsyncIterable<Buffer>, call: UpstreamCall): AsyncIterable<Buffer>;
   /** The models the account offers (the console's "fetch models"), when the provider lists them. */
@@ -106,3 +108,12 @@ export type ProviderHttp = (
   url: string,
   init?: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: unknown; form?: boolean },
 ) => Promise<unknown>;
+
+/** The relay's HTTP sender as a provider's own transport may use it (POST unless told otherwise). */
+export type HttpSender = (req: {
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  method?: 'GET' | 'POST';
+  stream: boolean;
+}) => Promise<UpstreamResponse>;
