@@ -12,7 +12,16 @@ import { callFor, outgoingFor } from './outgoing.ts';
 import { adapterFor } from './providers/index.ts';
 import { bodyOf } from './providers/response.ts';
 import type { UpstreamResponse } from './providers/types.ts';
-import { autoDisable, mapStatus, pickChannel, shouldDisable, shouldRetry } from './routing.ts';
+import {
+  autoDisable,
+  autoDisableKey,
+  hasOtherKey,
+  mapStatus,
+  pickChannel,
+  shouldDisable,
+  shouldRetry,
+  withKey,
+} from './routing.ts';
 import { settle } from './settle.ts';
 import type { RelayState } from './state.ts';
 import { streamAttempt } from './stream/attempt.ts';
@@ -96,9 +105,11 @@ export async function runRelay(
   let lastFailed: number | undefined;
   try {
     for (let attempt = 0; attempt <= retries; attempt++) {
-      const ch = caller.pinned ?? pickChannel(tiers, tried, lastFailed);
-      if (!ch) break;
-      tried.add(ch.id);
+      const picked = caller.pinned ?? pickChannel(tiers, tried, lastFailed);
+      if (!picked) break;
+      tried.add(picked.id);
+      const ch = withKey(picked);
+      if (!ch) continue;
       chain.push(ch.id);
       try {
         const produced = await attemptOn(state, req, reply, input, ch, startedAt);
@@ -110,8 +121,15 @@ export async function runRelay(
         const e = mapStatus(err, ch);
         lastError = e;
         lastFailed = ch.id;
-        if (shouldDisable(ctx, ch, e))
-          void autoDisable(ctx, state.channels, ch, `status ${e.status}: ${e.message}`);
+        if (shouldDisable(ctx, ch, e)) {
+          const reason = `status ${e.status}: ${e.message}`;
+          if (ch.keyIndex === undefined) void autoDisable(ctx, state.channels, ch, reason);
+          else {
+            void autoDisableKey(ctx, state.channels, ch, reason);
+            // The request the dead key would have served goes to the channel's other keys first.
+            if (hasOtherKey(ch)) tried.delete(ch.id);
+          }
+        }
         if (!e.local)
           req.log.warn({ channel: ch.id, status: e.status, message: e.message }, 'upstream attempt failed');
         if (!shouldRetry(e) || reply.raw.headersSent) throw e;

@@ -1,6 +1,8 @@
 import { ChannelStatus } from '@modelgate/shared';
 import type { AppContext } from '../context.ts';
 import { disableChannel, shouldDisableChannel } from '../modules/channels/health.ts';
+import { disableKey } from '../modules/channels/key-status.ts';
+import { chooseKey } from './cache/channel-keys.ts';
 import type { ChannelCache, ChannelEntry, Tier } from './cache/channels.ts';
 import { RelayError } from './errors.ts';
 
@@ -80,5 +82,45 @@ export async function autoDisable(
     await disableChannel(ctx, ch.id, reason);
   } catch (err) {
     ctx.log.error({ err, channel: ch.id }, 'could not save the automatic disable');
+  }
+}
+
+/**
+ * The channel as one attempt uses it: a multi-key channel with the key this attempt takes (at random or in
+ * turn) and its position; null when none of its keys is enabled.
+ */
+export function withKey(ch: ChannelEntry): ChannelEntry | null {
+  if (ch.keys.length <= 1) return ch;
+  const k = chooseKey(ch.id, ch.keys, ch.keyMode);
+  return k ? { ...ch, key: k.key, keyIndex: k.index } : null;
+}
+
+/** Whether another key of the same multi-key channel is still there to try. */
+export const hasOtherKey = (ch: ChannelEntry) =>
+  ch.keyIndex !== undefined && ch.keys.some((k, i) => i !== ch.keyIndex && !k.state);
+
+/**
+ * Disables the key an attempt used after a fatal upstream error, leaving the channel's other keys in service:
+ * out of rotation at once in this process (the cached key list is shared with the attempt's copy), then
+ * saved and announced. The channel goes too when it was its last enabled key.
+ */
+export async function autoDisableKey(
+  ctx: AppContext,
+  channels: ChannelCache,
+  ch: ChannelEntry,
+  reason: string,
+): Promise<void> {
+  const i = ch.keyIndex;
+  if (i === undefined || ch.keys[i]?.state) return;
+  const key = ch.keys[i];
+  ch.keys[i] = {
+    ...key,
+    state: { status: ChannelStatus.AutoDisabled, reason, time: Math.floor(Date.now() / 1000) },
+  };
+  if (ch.keys.every((k) => k.state)) channels.markDisabled(ch.id);
+  try {
+    await disableKey(ctx, ch.id, key.fp, reason);
+  } catch (err) {
+    ctx.log.error({ err, channel: ch.id }, 'could not save the automatic key disable');
   }
 }

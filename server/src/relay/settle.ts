@@ -52,7 +52,10 @@ export function settle(
     is_stream: isStream === 1,
     use_time: Math.round(useMs),
     request_id: req.id,
-    admin_info: { use_channel: chain.map(String) },
+    admin_info: {
+      use_channel: chain.map(String),
+      ...(ch.keyIndex === undefined ? {} : { is_multi_key: true, multi_key_index: ch.keyIndex }),
+    },
   };
   if (mapped) {
     other.is_model_mapped = true;

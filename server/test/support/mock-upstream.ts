@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  *
  * The channel key picks a misbehaviour, so one mock serves healthy and broken channels alike:
  *   sk-fail500   -> 500 server_error          sk-timeout  -> never answers
- *   sk-badkey    -> 401 invalid_api_key (the message echoes the key, as OpenAI does)
+ *   sk-badkey*   -> 401 invalid_api_key (the message echoes the key, as OpenAI does)
  *   sk-quota     -> 429 insufficient_quota    sk-midstream -> a stream that dies after a few chunks
  *   sk-nousage   -> answers without any usage object
  *   sk-slowstart -> a stream that stays silent for 1.5 s before its first chunk
@@ -93,7 +93,7 @@ export async function startMockUpstream(): Promise<MockUpstream> {
           code: null,
         },
       });
-    if (key === 'sk-badkey') {
+    if (key.startsWith('sk-badkey')) {
       return sendJson(res, 401, {
         error: {
           message: `Incorrect API key provided: ${key}. You can find your API key at https://platform.openai.com/account/api-keys.`,

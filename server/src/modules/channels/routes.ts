@@ -8,12 +8,15 @@ import { updateAllBalances, updateBalance } from './balance.ts';
 import { DEFAULT_MODELS, KNOWN_MODELS } from './catalog.ts';
 import { fetchUpstreamModels } from './fetch-models.ts';
 import { startChannelJobs } from './jobs.ts';
+import { disableKeyAt, editKeys, enableKey } from './key-status.ts';
+import { keyViews } from './key-views.ts';
 import {
   batchTagSchema,
   channelCreateSchema,
   channelUpdateSchema,
   fetchModelsSchema,
   idsSchema,
+  keyEditSchema,
   nameList,
   tagEditSchema,
   tagSchema,
@@ -197,6 +200,20 @@ const channelsFeature: Feature = (app, ctx: AppContext) => {
     const { id } = parseOr400(idParam, req.params);
     const q = parseOr400(copyQuery, req.query);
     return ok({ id: await copyChannel(ctx, id, q.suffix, q.reset_balance) });
+  });
+
+  app.get('/channel/:id/keys', admin, async (req) => {
+    const { id } = parseOr400(idParam, req.params);
+    return ok(keyViews(await mustGet(ctx.db.db, id)));
+  });
+
+  app.post('/channel/:id/keys', admin, async (req) => {
+    const { id } = parseOr400(idParam, req.params);
+    const edit = parseOr400(keyEditSchema, req.body);
+    if (edit.action === 'enable') await enableKey(ctx, id, edit.index);
+    else if (edit.action === 'disable') await disableKeyAt(ctx, id, edit.index);
+    else return ok(await editKeys(ctx, id, edit));
+    return ok(keyViews(await mustGet(ctx.db.db, id)));
   });
 
   app.get('/channel/:id', admin, async (req) => {

@@ -106,7 +106,7 @@ export const channelCreateSchema = z.object({
   name: fields.name.optional().default(''),
   key: fields.key.optional().default(''),
   models: nameList('models', 191).default([]),
-  mode: z.enum(['single', 'batch']).default('single'),
+  mode: z.enum(['single', 'batch', 'multi_key']).default('single'),
 });
 
 export type ChannelUpdateInput = z.infer<typeof channelUpdateSchema>;
@@ -142,3 +142,16 @@ export const fetchModelsSchema = z.object({
   other: z.string().max(4096).optional().default(''),
   setting: z.string().max(65536).optional().default(''),
 });
+
+/** POST /api/channel/:id/keys: one change to a multi-key channel's keys. */
+export const keyEditSchema = z.discriminatedUnion('action', [
+  z.object({ action: z.literal('add'), keys: z.string().trim().min(1, 'keys are required').max(65536) }),
+  z.object({
+    action: z.literal('replace'),
+    index: z.number().int().min(0),
+    key: z.string().trim().min(1, 'key is required').max(65536),
+  }),
+  z.object({ action: z.literal('remove'), index: z.number().int().min(0) }),
+  z.object({ action: z.literal('enable'), index: z.number().int().min(0) }),
+  z.object({ action: z.literal('disable'), index: z.number().int().min(0) }),
+]);

@@ -4,7 +4,9 @@ import type { AppContext } from '../../context.ts';
 import type { Database } from '../../db/index.ts';
 import { ApiError } from '../../infra/envelope.ts';
 import { adminUrlPolicy, literalRefusal } from '../../infra/ssrf.ts';
+import { channelKeys, joinKeys, keptStates, splitKeys } from '../../relay/cache/channel-keys.ts';
 import { deleteAbilities, rebuildAllAbilities, setAbilitiesEnabled, writeAbilities } from './abilities.ts';
+import { keyViews } from './key-views.ts';
 import { checkKeyFormat, splitBatchKeys } from './keys.ts';
 import type { ChannelCreateInput, ChannelUpdateInput } from './schema.ts';
 import { type ChannelRow, getChannel, insertChannel, nowSec, toView } from './store.ts';
@@ -36,11 +38,18 @@ function otherInfo(row: Pick<ChannelRow, 'other_info'>): Record<string, unknown>
 /** Sets a channel's status, records why and when in other_info, and flips its abilities. */
 export async function writeStatus(db: Db, row: ChannelRow, status: number, reason: string): Promise<void> {
   const info = { ...otherInfo(row), status_reason: reason, status_time: nowSec() };
-  await db
-    .updateTable('channels')
-    .set({ status, other_info: JSON.stringify(info) })
-    .where('id', '=', row.id)
-    .execute();
+  const set: Partial<ChannelRow> = { status, other_info: JSON.stringify(info) };
+  // A multi-key channel enabled with every key out gets its automatically disabled keys back.
+  if (status === ChannelStatus.Enabled && row.key !== undefined) {
+    const keys = channelKeys(Number(row.type), row.key, row.key_status);
+    if (keys.length > 1 && keys.every((k) => k.state)) {
+      const manual = keys.filter((k) => k.state?.status === ChannelStatus.ManuallyDisabled);
+      set.key_status = manual.length
+        ? JSON.stringify(Object.fromEntries(manual.map((k) => [k.fp, k.state])))
+        : null;
+    }
+  }
+  await db.updateTable('channels').set(set).where('id', '=', row.id).execute();
   await setAbilitiesEnabled(db, [Number(row.id)], status === ChannelStatus.Enabled);
 }
 
@@ -65,8 +74,12 @@ export async function createChannels(ctx: AppContext, input: ChannelCreateInput)
   const key = input.key.trim();
   if (!name || !key) throw new ApiError('channel name and key are required');
   if (input.models.length === 0) throw new ApiError('at least one model is required');
-  const keys = splitBatchKeys(input.type, key, input.mode === 'batch');
-  for (const k of keys) checkKeyFormat(input.type, k);
+  // A multi-key channel keeps its keys together; otherwise one key per line makes one channel per line.
+  const multi = input.mode === 'multi_key';
+  const keys = multi
+    ? [joinKeys(input.type, splitKeys(input.type, key))]
+    : splitBatchKeys(input.type, key, input.mode === 'batch');
+  for (const k of multi ? splitKeys(input.type, key) : keys) checkKeyFormat(input.type, k);
   const other = input.other ?? (input.type === 18 ? 'v2.1' : '');
   checkVertex(input.type, other);
   checkBaseUrl(ctx, input.base_url);
@@ -97,6 +110,7 @@ export async function createChannels(ctx: AppContext, input: ChannelCreateInput)
     setting: input.setting ?? '',
     param_override: input.param_override ?? '',
     max_input_tokens: input.max_input_tokens ?? 0,
+    key_status: null,
   };
   return change(ctx, async (db) => {
     const ids: number[] = [];
@@ -144,8 +158,11 @@ export async function updateChannel(ctx: AppContext, input: ChannelUpdateInput) 
     if (groups !== undefined) set.group = (groups.length ? groups : ['default']).join(',');
     const key = input.key?.trim();
     if (key) {
-      checkKeyFormat(set.type ?? row.type, key);
-      set.key = key;
+      const type = set.type ?? row.type;
+      const keys = splitKeys(type, key);
+      for (const k of keys) checkKeyFormat(type, k);
+      set.key = joinKeys(type, keys);
+      set.key_status = keptStates(row.key_status, keys);
     }
     const next = { ...row, ...set };
     checkVertex(Number(next.type), next.other ?? '');
@@ -259,4 +276,9 @@ export async function fixAbilities(ctx: AppContext): Promise<number> {
   return r.channels;
 }
 
-export const channelView = async (ctx: AppContext, id: number) => toView(await mustGet(ctx.db.db, id));
+/** One channel for the console, with its keys' statuses when it holds several (never the keys). */
+export async function channelView(ctx: AppContext, id: number) {
+  const row = await mustGet(ctx.db.db, id);
+  const keys = keyViews(row);
+  return keys.length > 1 ? { ...toView(row), keys } : toView(row);
+}

@@ -2,12 +2,20 @@ import { ChannelStatus } from '@modelgate/shared';
 import type { Selectable } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { ChannelsTable } from '../../db/schema.ts';
+import { type ChannelKey, channelKeys, type KeyMode } from './channel-keys.ts';
 
 export interface ChannelEntry {
   id: number;
   type: number;
   name: string;
+  /** The key of this attempt: a single-key channel's key, or the one chosen among many (routing.ts withKey). */
   key: string;
+  /** Every key of the channel (one for most channels) with its status. */
+  keys: ChannelKey[];
+  /** How a multi-key channel picks its key: the setting `multi_key_mode`. */
+  keyMode: KeyMode;
+  /** Set on an attempt's copy of a multi-key channel: the position of the key it uses. */
+  keyIndex?: number;
   baseUrl: string;
   /** Azure api-version and similar per-type extras. */
   other: string;
@@ -52,12 +60,14 @@ function obj<T>(raw: string | null, fallback: T): T {
 /** A channels row as the relay uses it (lists split, JSON fields parsed, bad JSON treated as empty). */
 export function toEntry(r: Selectable<ChannelsTable>): ChannelEntry {
   const setting = obj<Record<string, unknown>>(r.setting, {});
+  const keys = channelKeys(r.type, r.key, r.key_status);
   return {
     id: r.id,
     type: r.type,
     name: r.name,
-    // A channel may hold several keys, one per line; the relay uses the first.
-    key: (r.key.split('\n').find((k) => k.trim()) ?? '').trim(),
+    key: (keys.find((k) => !k.state) ?? keys[0])?.key ?? '',
+    keys,
+    keyMode: setting.multi_key_mode === 'polling' ? 'polling' : 'random',
     baseUrl: (r.base_url ?? '').replace(/\/+$/, ''),
     other: r.other ?? '',
     organization: r.openai_organization ?? '',
