@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { fixtureText } from '../../server/test/support/fixtures.ts';
+import { seedToken } from '../../server/test/support/relay-seed.ts';
 import {
   type Gateway,
   launchBrowser,
@@ -233,6 +234,67 @@ describe('channels page', () => {
     await shootAll(page, 'channels-tag-mode');
     await page.getByRole('switch', { name: '标签聚合模式' }).click();
     await expect.poll(() => rows().count()).toBe(2);
+    expect(opened.errors).toEqual([]);
+  });
+
+  test('creates a multi-key channel; a key that fails is disabled alone, and each key is shown and switched', async () => {
+    await page.goto(`${gw.url}/channel/add`);
+    await settle(page);
+    await page.locator('#channel_name').fill('many keys');
+    await page.locator('#channel_base_url').fill(upstreamUrl);
+    await drawer().getByText('多密钥', { exact: true }).click();
+    await page.locator('#channel_key').fill('good-key\nbad-key');
+    await drawer().getByRole('button', { name: '清除所有模型' }).click();
+    await drawer().getByPlaceholder('输入自定义模型名称，多个用英文逗号分隔').fill('gpt-4o-mini');
+    await drawer().getByRole('button', { name: '填入', exact: true }).click();
+    await page.getByTestId('channel-submit').click();
+    await expect.poll(() => toast(page, '渠道创建成功！').count()).toBeGreaterThan(0);
+    const row = await gw.ctx.db.db
+      .selectFrom('channels')
+      .selectAll()
+      .where('name', '=', 'many keys')
+      .executeTakeFirstOrThrow();
+    expect(row.key).toBe('good-key\nbad-key');
+
+    // Requests through the gateway: the bad key answers 401 once, is disabled, and its request retries on the good one.
+    await gw.ctx.options.set('RetryTimes', '1');
+    await gw.ctx.options.set('AutomaticDisableChannelEnabled', 'true');
+    const rootUser = await gw.ctx.db.db
+      .selectFrom('users')
+      .select('id')
+      .where('username', '=', ROOT.username)
+      .executeTakeFirstOrThrow();
+    const token = await seedToken(gw.ctx, { userId: rootUser.id, unlimited: true });
+    for (let i = 0; i < 6; i++) {
+      const res = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer sk-${token.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(res.status).toBe(200);
+    }
+
+    const openKeys = async (p: Page) => {
+      await p.goto(`${gw.url}/channel/edit/${row.id}`);
+      await settle(p);
+      await p.getByTestId('channel-keys').scrollIntoViewIfNeeded();
+    };
+    await openKeys(page);
+    const keys = page.getByTestId('channel-keys');
+    await expect.poll(() => keys.getByText('密钥（1/2 个启用）').count()).toBe(1);
+    await expect.poll(() => keys.getByText('自动禁用').count()).toBe(1);
+    await expect.poll(() => keys.getByText(/status 401/).count()).toBe(1);
+    expect(await page.content()).not.toContain('bad-key');
+    await shootAll(page, 'channel-keys', openKeys);
+
+    await keys.getByRole('button', { name: '启用' }).click();
+    await expect.poll(() => keys.getByText('密钥（2/2 个启用）').count()).toBe(1);
+    const after = await gw.ctx.db.db
+      .selectFrom('channels')
+      .select('key_status')
+      .where('id', '=', row.id)
+      .executeTakeFirstOrThrow();
+    expect(after.key_status).toBeNull();
     expect(opened.errors).toEqual([]);
   });
 

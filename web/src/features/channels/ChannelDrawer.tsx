@@ -1,12 +1,13 @@
 import { CHANNEL_TYPES, channelTypeInfo } from '@modelgate/shared';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, Button, Checkbox, Drawer, Form, Input, InputNumber, Select, Space, Spin } from 'antd';
+import { Alert, Button, Checkbox, Drawer, Form, Input, InputNumber, Radio, Select, Space, Spin } from 'antd';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { feedback } from '../../shared/feedback.tsx';
 import { isValidJson, JsonTextArea, jsonRule } from '../../shared/JsonTextArea.tsx';
 import { useIsMobile } from '../../shared/useIsMobile.ts';
 import { type Channel, type ChannelInput, createChannel, getChannel, updateChannel } from './api.ts';
+import { ChannelKeys } from './ChannelKeys.tsx';
 import { ModelPicker, useTypeModels } from './ModelPicker.tsx';
 import { splitList } from './rows.ts';
 import { SPARK_VERSIONS, TEMPLATES } from './templates.ts';
@@ -16,7 +17,10 @@ interface FormValues {
   name: string;
   base_url: string;
   key: string;
-  batch: boolean;
+  /** Create only: one channel, one channel per key (batch), or one channel holding every key. */
+  keyMode: 'single' | 'batch' | 'multi_key';
+  /** Multi-key channels: how a key is chosen (kept in the setting JSON). */
+  multiKeyMode: 'random' | 'polling';
   other: string;
   openai_organization: string;
   groups: string[];
@@ -38,7 +42,8 @@ const DEFAULTS: FormValues = {
   name: '',
   base_url: '',
   key: '',
-  batch: false,
+  keyMode: 'single',
+  multiKeyMode: 'random',
   other: '',
   openai_organization: '',
   groups: ['default'],
@@ -66,6 +71,7 @@ const fromChannel = (c: Channel): FormValues => ({
   model_mapping: c.model_mapping,
   status_code_mapping: c.status_code_mapping,
   setting: c.setting,
+  multiKeyMode: settingOf(c.setting).multi_key_mode === 'polling' ? 'polling' : 'random',
   param_override: c.param_override,
   tag: c.tag,
   priority: c.priority,
@@ -73,6 +79,24 @@ const fromChannel = (c: Channel): FormValues => ({
   test_model: c.test_model,
   auto_ban: c.auto_ban === 1,
 });
+
+function settingOf(text: string): Record<string, unknown> {
+  try {
+    const v = JSON.parse(text || '{}');
+    return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The setting JSON with the multi-key mode in it (random is the default and is not written). */
+function withKeyMode(setting: string, mode: 'random' | 'polling'): string {
+  const s = settingOf(setting);
+  if ((s.multi_key_mode ?? 'random') === mode) return setting;
+  if (mode === 'random') delete s.multi_key_mode;
+  else s.multi_key_mode = mode;
+  return Object.keys(s).length ? JSON.stringify(s, null, 2) : '';
+}
 
 const NOTICES: Record<number, string> = {
   40: 'siliconNotice',
@@ -101,7 +125,8 @@ export function ChannelDrawer({
   const [form] = Form.useForm<FormValues>();
   const [loaded, setLoaded] = useState(false);
   const type = Form.useWatch('type', form) ?? 1;
-  const batch = Form.useWatch('batch', form);
+  const keyMode = Form.useWatch('keyMode', form);
+  const batch = keyMode === 'batch' || keyMode === 'multi_key';
   const typeModels = useTypeModels();
   // Seeds a new form's models once; later loads of the list must not reset what the user typed.
   const seedModels = useRef<string[] | undefined>(undefined);
@@ -154,6 +179,7 @@ export function ChannelDrawer({
     if (!name || (!editId && !key)) return feedback.message?.error(t('channel.nameKeyRequired'));
     if (!v.models?.length) return feedback.message?.error(t('channel.modelsRequired'));
     if (!isValidJson(v.model_mapping)) return feedback.message?.error(t('channel.mappingInvalid'));
+    const multi = editId ? (editing.data?.keys?.length ?? 0) > 1 : v.keyMode === 'multi_key';
     const body: ChannelInput = {
       type: v.type,
       name,
@@ -165,14 +191,14 @@ export function ChannelDrawer({
       models: v.models.join(','),
       model_mapping: (v.model_mapping ?? '').trim(),
       status_code_mapping: (v.status_code_mapping ?? '').trim(),
-      setting: (v.setting ?? '').trim(),
+      setting: (multi ? withKeyMode(v.setting ?? '', v.multiKeyMode) : (v.setting ?? '')).trim(),
       param_override: (v.param_override ?? '').trim(),
       tag: (v.tag ?? '').trim(),
       priority: v.priority ?? 0,
       weight: Math.max(0, v.weight ?? 0),
       test_model: (v.test_model ?? '').trim(),
       auto_ban: v.auto_ban ? 1 : 0,
-      ...(editId ? {} : { mode: v.batch ? 'batch' : 'single' }),
+      ...(editId ? {} : { mode: v.keyMode ?? 'single' }),
     };
     if (/\/v1$/.test(body.base_url ?? '')) {
       feedback.modal?.confirm({
@@ -300,7 +326,13 @@ export function ChannelDrawer({
             {batch || type === 41 ? (
               <Input.TextArea
                 autoSize={{ minRows: 3, maxRows: 12 }}
-                placeholder={batch ? t('channel.keyBatchPlaceholder') : hint}
+                placeholder={
+                  keyMode === 'multi_key'
+                    ? t('channel.keyMultiPlaceholder')
+                    : keyMode === 'batch'
+                      ? t('channel.keyBatchPlaceholder')
+                      : hint
+                }
                 style={{ fontFamily: 'monospace' }}
               />
             ) : (
@@ -308,9 +340,33 @@ export function ChannelDrawer({
             )}
           </Form.Item>
           {!editId && (
-            <Form.Item name="batch" valuePropName="checked" style={{ marginTop: -8 }}>
-              <Checkbox>{t('channel.batch')}</Checkbox>
+            <Form.Item
+              name="keyMode"
+              style={{ marginTop: -8 }}
+              extra={t(`channel.keyModeHint_${keyMode ?? 'single'}`)}
+            >
+              <Radio.Group
+                optionType="button"
+                options={(['single', 'batch', 'multi_key'] as const).map((m) => ({
+                  value: m,
+                  label: t(`channel.keyMode_${m}`),
+                }))}
+              />
             </Form.Item>
+          )}
+          {(keyMode === 'multi_key' || (editing.data?.keys?.length ?? 0) > 1) && (
+            <Form.Item name="multiKeyMode" label={t('channel.multiKeyMode')}>
+              <Select
+                style={{ width: 200 }}
+                options={(['random', 'polling'] as const).map((m) => ({
+                  value: m,
+                  label: t(`channel.multiKey_${m}`),
+                }))}
+              />
+            </Form.Item>
+          )}
+          {editId && editing.data?.keys && editing.data.keys.length > 1 && (
+            <ChannelKeys channelId={editId} keys={editing.data.keys} />
           )}
           {type === 1 && (
             <Form.Item name="openai_organization" label={t('channel.organization')}>

@@ -28,13 +28,28 @@ export interface Channel {
   other_info: string;
   created_time: number;
   max_input_tokens: number;
+  /** A multi-key channel's keys: position, fingerprint and status (never the key). */
+  keys?: ChannelKey[];
 }
+
+export interface ChannelKey {
+  index: number;
+  fingerprint: string;
+  status: number;
+  reason: string;
+  time: number;
+}
+
+export type KeyEdit =
+  | { action: 'add'; keys: string }
+  | { action: 'replace'; index: number; key: string }
+  | { action: 'remove' | 'enable' | 'disable'; index: number };
 
 export type ChannelInput = Partial<Omit<Channel, 'id' | 'models' | 'group'>> & {
   key?: string;
   models?: string;
   group?: string;
-  mode?: 'single' | 'batch';
+  mode?: 'single' | 'batch' | 'multi_key';
 };
 
 export interface ListParams {
@@ -68,6 +83,8 @@ export async function listChannels(p: ListParams): Promise<{ items: Channel[]; t
 export const searchChannels = (s: SearchParams, idSort: boolean, tagMode: boolean) =>
   api.get<Channel[]>('/api/channel/search', { ...s, id_sort: idSort, tag_mode: tagMode });
 export const getChannel = (id: number) => api.get<Channel>(`/api/channel/${id}`);
+export const editChannelKeys = (id: number, edit: KeyEdit) =>
+  api.post<ChannelKey[]>(`/api/channel/${id}/keys`, edit);
 export const createChannel = (body: ChannelInput) => api.post<{ ids: number[] }>('/api/channel/', body);
 export const updateChannel = (body: ChannelInput & { id: number }) => api.put<Channel>('/api/channel/', body);
 export const deleteChannel = (id: number) => api.del<void>(`/api/channel/${id}/`);

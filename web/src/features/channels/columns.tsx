@@ -5,9 +5,7 @@ import type { TFunction } from 'i18next';
 import { copyText } from '../../shared/copyText.ts';
 import { formatTime } from '../../shared/TimeText.tsx';
 import { InlineNumber } from './InlineNumber.tsx';
-import { type Row, responseColor, splitList, statusInfo } from './rows.ts';
-
-const STATUS_COLOR: Record<number, string> = { 1: 'green', 2: 'red', 3: 'orange' };
+import { type Row, responseColor, STATUS_COLOR, splitList, statusInfo } from './rows.ts';
 
 export interface ColumnHandlers {
   format: (quota: number) => string;

@@ -58,3 +58,6 @@ export const splitList = (s: string) =>
     .split(',')
     .map((x) => x.trim())
     .filter(Boolean);
+
+/** Tag colours of channel (and key) statuses: enabled, disabled, auto-disabled. */
+export const STATUS_COLOR: Record<number, string> = { 1: 'green', 2: 'red', 3: 'orange' };
