@@ -1,6 +1,7 @@
 import { ChannelType, channelTypeInfo } from '@modelgate/shared';
 import { anthropicAdapter } from './anthropic/index.ts';
 import { azureAdapter } from './azure/index.ts';
+import { bedrockAdapter } from './bedrock/index.ts';
 import { geminiAdapter } from './gemini/index.ts';
 import { openaiAdapter } from './openai/index.ts';
 import type { ProviderAdapter } from './types.ts';
@@ -10,6 +11,7 @@ const BY_TYPE: Record<number, ProviderAdapter> = {
   [ChannelType.Azure]: azureAdapter,
   [ChannelType.Anthropic]: anthropicAdapter,
   [ChannelType.Gemini]: geminiAdapter,
+  33: bedrockAdapter, // AWS Claude (Bedrock)
 };
 
 export function adapterFor(type: number): ProviderAdapter | null {

@@ -1,0 +1,104 @@
+import type { ChannelEntry } from '../../cache/channels.ts';
+import { RelayError } from '../../errors.ts';
+import { anthropicAdapter } from '../anthropic/index.ts';
+import type { ProviderAdapter, UpstreamCall } from '../types.ts';
+import { type AwsKey, parseKey, signedHeaders } from './credentials.ts';
+import { anthropicSse } from './event-stream.ts';
+import { bedrockModelId, crossRegionPrefix } from './models.ts';
+
+const BEDROCK_VERSION = 'bedrock-2023-05-31';
+const THINKING_SUFFIX = '-thinking';
+
+/**
+ * AWS Claude (type 33): Anthropic's Messages body on Bedrock's runtime, at `/model/{id}/invoke` or
+ * `/invoke-with-response-stream`, SigV4-signed with the key `AK|SK|Region`. The body loses `model` and
+ * `stream` (Bedrock refuses them) and gains `anthropic_version` and the client's betas as `anthropic_beta`.
+ * Streams come as AWS's binary event stream, turned back into Anthropic's SSE here.
+ */
+export const bedrockAdapter: ProviderAdapter = {
+  name: 'bedrock',
+  formatFor: () => 'anthropic',
+  modes: new Set(),
+  checkKey(key) {
+    parseKey(key);
+  },
+  url(ch: ChannelEntry, call: UpstreamCall) {
+    const { region } = keyOf(ch);
+    const id = bedrockModelId(modelName(call), crossRegionPrefix(ch.setting.aws_cross_region, region));
+    const origin = ch.baseUrl || `https://bedrock-runtime.${region}.amazonaws.com`;
+    return `${origin}/model/${encodeURIComponent(id)}/${call.stream ? 'invoke-with-response-stream' : 'invoke'}`;
+  },
+  headers(ch, _call, url, body) {
+    return signedHeaders(keyOf(ch), 'bedrock', 'POST', url, body);
+  },
+  streamUsage: () => true,
+  prepareBody(body, ch, call) {
+    // Extended thinking for `<model>-thinking` names, as on Anthropic's own channels.
+    anthropicAdapter.prepareBody?.(body, ch, call);
+    delete body.model;
+    delete body.stream;
+    body.anthropic_version = BEDROCK_VERSION;
+    const betas = betasOf(call);
+    if (betas.length && body.anthropic_beta === undefined) body.anthropic_beta = betas;
+    return true;
+  },
+  streamBody: (body) => anthropicSse(body),
+  async listModels(ch, http) {
+    const key = parseKey(ch.key);
+    const origin = ch.baseUrl || `https://bedrock.${key.region}.amazonaws.com`;
+    const url = `${origin}/foundation-models?byProvider=anthropic`;
+    const answer = (await http(url, {
+      method: 'GET',
+      headers: await signedHeaders(key, 'bedrock', 'GET', url, undefined),
+    })) as { modelSummaries?: Array<{ modelId?: unknown; inferenceTypesSupported?: unknown }> };
+    return (answer?.modelSummaries ?? [])
+      .filter((m) => {
+        const types = m?.inferenceTypesSupported;
+        // Ids such as `...-v1:0:200k` serve provisioned throughput only.
+        return !Array.isArray(types) || types.includes('ON_DEMAND') || types.includes('INFERENCE_PROFILE');
+      })
+      .map((m) => m?.modelId)
+      .filter((id): id is string => typeof id === 'string' && id !== '');
+  },
+};
+
+/** The channel's key; one saved before keys were checked fails the attempt (another channel may serve). */
+function keyOf(ch: ChannelEntry): AwsKey {
+  try {
+    return parseKey(ch.key);
+  } catch (err) {
+    throw new RelayError(
+      500,
+      `channel #${ch.id} has an unusable key: ${(err as Error).message}`,
+      'new_api_error',
+      'channel_key_invalid',
+      null,
+      false,
+    );
+  }
+}
+
+/** The model to call: without `-thinking` when the thinking adapter turns that suffix into a setting. */
+function modelName(call: UpstreamCall): string {
+  return call.model.endsWith(THINKING_SUFFIX) && call.options.bool('claude.thinking_adapter_enabled')
+    ? call.model.slice(0, -THINKING_SUFFIX.length)
+    : call.model;
+}
+
+/** The client's `anthropic-beta` header and the model's configured betas (`claude.model_headers_settings`). */
+function betasOf(call: UpstreamCall): string[] {
+  const perModel = call.options.json<Record<string, Record<string, unknown>>>(
+    'claude.model_headers_settings',
+  )?.[call.model];
+  const configured =
+    perModel && typeof perModel === 'object'
+      ? Object.entries(perModel).find(([k]) => k.toLowerCase() === 'anthropic-beta')?.[1]
+      : undefined;
+  const values = [call.clientHeaders['anthropic-beta'], configured].flat();
+  const betas = values
+    .filter((v) => v !== undefined && v !== null)
+    .flatMap((v) => String(v).split(','))
+    .map((b) => b.trim())
+    .filter(Boolean);
+  return [...new Set(betas)];
+}
