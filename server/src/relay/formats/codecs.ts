@@ -1,3 +1,5 @@
+import { aliCodec } from '../providers/ali/codec.ts';
+import { hunyuanCodec } from '../providers/hunyuan/codec.ts';
 import { anthropicCodec } from './anthropic/index.ts';
 import { chatCodec } from './chat/index.ts';
 import { geminiCodec } from './gemini/index.ts';
@@ -12,7 +14,10 @@ const CODECS: Record<WireFormat, WireCodec> = {
 };
 
 /** Providers' own formats, spoken only upstream (each codec lives in its provider's folder). */
-const UPSTREAM_ONLY: Partial<Record<UpstreamFormat, UpstreamCodec>> = {};
+const UPSTREAM_ONLY: Partial<Record<UpstreamFormat, UpstreamCodec>> = {
+  ali: aliCodec,
+  hunyuan: hunyuanCodec,
+};
 
 /** The codec of a client's wire format. */
 export const codecFor = (format: WireFormat): WireCodec => CODECS[format];

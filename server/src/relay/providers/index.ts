@@ -1,8 +1,10 @@
 import { ChannelType, channelTypeInfo } from '@modelgate/shared';
+import { aliAdapter } from './ali/index.ts';
 import { anthropicAdapter } from './anthropic/index.ts';
 import { azureAdapter } from './azure/index.ts';
 import { bedrockAdapter } from './bedrock/index.ts';
 import { geminiAdapter } from './gemini/index.ts';
+import { hunyuanAdapter } from './hunyuan/index.ts';
 import { openaiAdapter } from './openai/index.ts';
 import type { ProviderAdapter } from './types.ts';
 
@@ -11,6 +13,8 @@ const BY_TYPE: Record<number, ProviderAdapter> = {
   [ChannelType.Azure]: azureAdapter,
   [ChannelType.Anthropic]: anthropicAdapter,
   [ChannelType.Gemini]: geminiAdapter,
+  17: aliAdapter, // Alibaba Qwen (DashScope)
+  23: hunyuanAdapter, // Tencent Hunyuan
   33: bedrockAdapter, // AWS Claude (Bedrock)
 };
 
