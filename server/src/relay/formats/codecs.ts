@@ -1,5 +1,7 @@
 import { aliCodec } from '../providers/ali/codec.ts';
+import { baiduCodec } from '../providers/baidu/codec.ts';
 import { hunyuanCodec } from '../providers/hunyuan/codec.ts';
+import { zhipuCodec } from '../providers/zhipu/codec.ts';
 import { anthropicCodec } from './anthropic/index.ts';
 import { chatCodec } from './chat/index.ts';
 import { geminiCodec } from './gemini/index.ts';
@@ -16,6 +18,8 @@ const CODECS: Record<WireFormat, WireCodec> = {
 /** Providers' own formats, spoken only upstream (each codec lives in its provider's folder). */
 const UPSTREAM_ONLY: Partial<Record<UpstreamFormat, UpstreamCodec>> = {
   ali: aliCodec,
+  baidu: baiduCodec,
+  zhipu: zhipuCodec,
   hunyuan: hunyuanCodec,
 };
 

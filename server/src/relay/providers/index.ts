@@ -2,10 +2,12 @@ import { ChannelType, channelTypeInfo } from '@modelgate/shared';
 import { aliAdapter } from './ali/index.ts';
 import { anthropicAdapter } from './anthropic/index.ts';
 import { azureAdapter } from './azure/index.ts';
+import { baiduAdapter } from './baidu/index.ts';
 import { bedrockAdapter } from './bedrock/index.ts';
 import { geminiAdapter } from './gemini/index.ts';
 import { hunyuanAdapter } from './hunyuan/index.ts';
 import { openaiAdapter } from './openai/index.ts';
+import { zhipuAdapter } from './zhipu/index.ts';
 import type { ProviderAdapter } from './types.ts';
 
 /** Adapters by channel type; a type not listed falls back to OpenAI's when it speaks that format. */
@@ -13,6 +15,8 @@ const BY_TYPE: Record<number, ProviderAdapter> = {
   [ChannelType.Azure]: azureAdapter,
   [ChannelType.Anthropic]: anthropicAdapter,
   [ChannelType.Gemini]: geminiAdapter,
+  15: baiduAdapter, // Baidu Wenxin
+  16: zhipuAdapter, // Zhipu ChatGLM (v3 API)
   17: aliAdapter, // Alibaba Qwen (DashScope)
   23: hunyuanAdapter, // Tencent Hunyuan
   33: bedrockAdapter, // AWS Claude (Bedrock)
