@@ -1,4 +1,5 @@
 import { ChannelType } from '@modelgate/shared';
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchUpstreamModels } from '../src/modules/channels/fetch-models.ts';
 import { testChannel } from '../src/relay/channel-test.ts';
@@ -360,6 +361,27 @@ describe('relay: format endpoints', () => {
     const data = (await jsonOf(openai)).data;
     expect(data.map((d: { embedding: number[] }) => d.embedding[0])).toEqual([0.05, 0.11]);
     expect(mock.requests.at(-1)?.path).toBe('/v1beta/models/gemini-embedding-001:batchEmbedContents');
+    // A channel test of a Gemini channel with an embedding model sends an embeddings request.
+    const gemini = await server.ctx.db.db
+      .selectFrom('channels')
+      .selectAll()
+      .where('type', '=', ChannelType.Gemini)
+      .executeTakeFirstOrThrow();
+    const tested = await testChannel(server.ctx, gemini, 'gemini-embedding-001');
+    expect(tested).toMatchObject({ success: true, status: 200 });
+    expect(mock.requests.at(-1)?.path).toBe('/v1beta/models/gemini-embedding-001:batchEmbedContents');
+    // The official SDK asks for base64 unless told otherwise, and decodes float32 vectors from it.
+    const sdk = await new OpenAI({
+      apiKey: key,
+      baseURL: `${server.url}/v1`,
+      maxRetries: 0,
+    }).embeddings.create({
+      model: 'gemini-embedding-001',
+      input: ['hello', 'hello world'],
+    });
+    expect(sdk.data.map((d) => d.embedding.length)).toEqual([3, 3]);
+    expect(sdk.data[0].embedding[0]).toBeCloseTo(0.05, 6);
+    expect(sdk.data[1].embedding[0]).toBeCloseTo(0.11, 6);
 
     const same = await post(
       '/v1beta/models/gemini-embedding-001:embedContent',
@@ -375,7 +397,7 @@ describe('relay: format endpoints', () => {
       .where('type', '=', 2)
       .where('model_name', 'in', ['text-embedding-3-small', 'gemini-embedding-001'])
       .execute();
-    expect(rows).toHaveLength(4);
+    expect(rows).toHaveLength(5);
     for (const r of rows) expect(r.prompt_tokens).toBeGreaterThan(0);
   });
 

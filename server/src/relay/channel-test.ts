@@ -61,7 +61,8 @@ export async function testChannel(
   const failed = (status: number, err: RelayError) => result(false, status, err.message, err);
   const adapter = adapterFor(ch.type);
   if (!adapter) return result(false, 0, 'this channel type cannot be tested by the relay yet');
-  const mode = isEmbedding(name) && !adapter.modes ? 'embeddings' : 'chat';
+  const mode =
+    isEmbedding(name) && (!adapter.modes || adapter.modes.has('embeddings')) ? 'embeddings' : 'chat';
   const json: Record<string, unknown> =
     mode === 'embeddings'
       ? { model: name, input: ['hello world'] }

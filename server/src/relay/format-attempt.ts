@@ -89,13 +89,14 @@ async function embeddingsAnswer(x: FormatExchange, json: any, text: string): Pro
       ? Number(json?.usage?.prompt_tokens) || 0
       : 0;
   const prompt = reported || counted;
-  // A provider's own answer reads as OpenAI's from here on.
+  // A provider's own answer reads as OpenAI's from here on (floats, which a Gemini client gets).
   if (own) json = embeddingList(own.vectors, x.input.info.model, prompt);
+  const base64 = x.input.json?.encoding_format === 'base64';
   if (!x.out.embedConverted) x.reply.code(200).header('content-type', 'application/json').send(text);
   else if (x.input.format === 'gemini')
     x.reply.code(200).send(geminiEmbedAnswer(json, x.input.embedBatch === true));
-  else if (own) x.reply.code(200).send(json);
-  else x.reply.code(200).send(openaiEmbedAnswer(json, x.input.info.model, prompt));
+  else if (own) x.reply.code(200).send(embeddingList(own.vectors, x.input.info.model, prompt, base64));
+  else x.reply.code(200).send(openaiEmbedAnswer(json, x.input.info.model, prompt, base64));
   return { usage: { promptTokens: prompt, completionTokens: 0, cachedTokens: 0 }, firstAt: 0 };
 }
 

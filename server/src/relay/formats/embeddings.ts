@@ -50,7 +50,7 @@ export function geminiEmbedAnswer(json: any, batch: boolean): unknown {
 }
 
 /** A Gemini embeddings answer (single or batch) as OpenAI's, with the prompt tokens the gateway counted. */
-export function openaiEmbedAnswer(json: any, model: string, promptTokens: number): unknown {
+export function openaiEmbedAnswer(json: any, model: string, promptTokens: number, base64 = false): unknown {
   const list: Array<{ values?: number[] }> = Array.isArray(json?.embeddings)
     ? json.embeddings
     : json?.embedding
@@ -60,13 +60,21 @@ export function openaiEmbedAnswer(json: any, model: string, promptTokens: number
     list.map((e) => e?.values ?? []),
     model,
     promptTokens,
+    base64,
   );
 }
 
-/** Vectors in input order as OpenAI's embeddings answer. */
-export const embeddingList = (vectors: number[][], model: string, promptTokens: number) => ({
+/**
+ * Vectors in input order as OpenAI's embeddings answer; with `base64` (the client's `encoding_format`, which
+ * the official SDKs ask for by default) each vector is its float32 little-endian bytes in base64.
+ */
+export const embeddingList = (vectors: number[][], model: string, promptTokens: number, base64 = false) => ({
   object: 'list',
-  data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })),
+  data: vectors.map((v, index) => ({
+    object: 'embedding',
+    index,
+    embedding: base64 ? Buffer.from(new Float32Array(v).buffer).toString('base64') : v,
+  })),
   model,
   usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
 });
