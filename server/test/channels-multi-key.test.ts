@@ -186,6 +186,43 @@ for (const engine of DATABASES) {
       await admin.del(`/api/channel/${id}`);
     });
 
+    it('refuses setting values the channel type cannot use, when the channel is saved', async () => {
+      const base = { name: 'settings', base_url: mock.url, models: ['gpt-4.1'], group: 'default' };
+      const tries: Array<[Record<string, unknown>, RegExp]> = [
+        [{ type: 1, key: 'sk-a', setting: '{"multi_key_mode":"sometimes"}' }, /multi_key_mode/],
+        [
+          { type: 33, key: 'AKIAABCDEFGHIJKLMNOP|secret|us-east-1', setting: '{"aws_cross_region":5}' },
+          /aws_cross_region/,
+        ],
+        [
+          { type: 17, key: 'sk-ali', setting: '{"poll_interval_ms":5}' },
+          /poll_interval_ms must be between 50 and 10000/,
+        ],
+        [{ type: 23, key: '1250000000|AKIDxxxx|secret', setting: '{"region":"Guangzhou!"}' }, /region/],
+      ];
+      const before = await server.ctx.db.db.selectFrom('channels').select('id').execute();
+      for (const [body, message] of tries) {
+        const r = await admin.post('/api/channel/', { ...base, ...body });
+        expect(r.success, JSON.stringify(body)).toBe(false);
+        expect(r.message).toMatch(message);
+      }
+      expect(await server.ctx.db.db.selectFrom('channels').select('id').execute()).toEqual(before);
+      const ok = await admin.post('/api/channel/', {
+        ...base,
+        type: 33,
+        key: 'AKIAABCDEFGHIJKLMNOP|secret|us-east-1',
+        setting: '{"aws_cross_region":"eu"}',
+      });
+      expect(ok.success, ok.message).toBe(true);
+      const bad = await admin.put('/api/channel/', {
+        id: ok.data.ids[0],
+        setting: '{"aws_cross_region":"EU!"}',
+      });
+      expect(bad.success).toBe(false);
+      expect(bad.message).toMatch(/aws_cross_region/);
+      await admin.del(`/api/channel/${ok.data.ids[0]}`);
+    });
+
     it('refuses bad key edits with a clear message and changes nothing', async () => {
       const id = await makeChannel('sk-x1\nsk-x2', 'gpt-4.1');
       const before = await server.ctx.db.db

@@ -1,3 +1,4 @@
+export * from './channel-settings.ts';
 export * from './channel-types.ts';
 export * from './quota.ts';
 export * from './roles.ts';

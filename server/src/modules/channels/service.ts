@@ -1,4 +1,4 @@
-import { ChannelStatus } from '@modelgate/shared';
+import { ChannelStatus, channelSettingFields, settingFieldError } from '@modelgate/shared';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Database } from '../../db/index.ts';
@@ -56,6 +56,19 @@ export async function writeStatus(db: Db, row: ChannelRow, status: number, reaso
 const manualReason = (status: number) =>
   status === ChannelStatus.Enabled ? 'enabled by an administrator' : 'disabled by an administrator';
 
+/** The type's own setting fields (region, search...) and the multi-key mode, checked when a channel is saved. */
+function checkSetting(type: number, text: string | undefined) {
+  if (!text?.trim()) return;
+  const setting = JSON.parse(text) as Record<string, unknown>;
+  const mode = setting.multi_key_mode;
+  if (mode !== undefined && mode !== 'random' && mode !== 'polling')
+    throw new ApiError('setting.multi_key_mode must be "random" or "polling"');
+  for (const f of channelSettingFields(type)) {
+    const why = settingFieldError(f, setting[f.name]);
+    if (why) throw new ApiError(`setting.${why}`);
+  }
+}
+
 function checkVertex(type: number, other: string) {
   if (type !== 41) return;
   if (!other.trim()) throw new ApiError('Vertex AI channels need a deployment region in "other"');
@@ -82,6 +95,7 @@ export async function createChannels(ctx: AppContext, input: ChannelCreateInput)
   for (const k of multi ? splitKeys(input.type, key) : keys) checkKeyFormat(input.type, k);
   const other = input.other ?? (input.type === 18 ? 'v2.1' : '');
   checkVertex(input.type, other);
+  checkSetting(input.type, input.setting);
   checkBaseUrl(ctx, input.base_url);
   const groups = input.groups ?? input.group ?? [];
   const base: Omit<ChannelRow, 'id' | 'key'> = {
@@ -166,6 +180,7 @@ export async function updateChannel(ctx: AppContext, input: ChannelUpdateInput) 
     }
     const next = { ...row, ...set };
     checkVertex(Number(next.type), next.other ?? '');
+    checkSetting(Number(next.type), next.setting ?? '');
     if (Object.keys(set).length) await db.updateTable('channels').set(set).where('id', '=', row.id).execute();
     if (input.status !== undefined && input.status !== Number(row.status)) {
       await writeStatus(db, next, input.status, manualReason(input.status));

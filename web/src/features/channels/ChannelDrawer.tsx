@@ -1,6 +1,24 @@
-import { CHANNEL_TYPES, channelTypeInfo } from '@modelgate/shared';
+import {
+  CHANNEL_TYPES,
+  type ChannelSettingField,
+  channelSettingFields,
+  channelTypeInfo,
+} from '@modelgate/shared';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, Button, Checkbox, Drawer, Form, Input, InputNumber, Radio, Select, Space, Spin } from 'antd';
+import {
+  Alert,
+  Button,
+  Checkbox,
+  Drawer,
+  Form,
+  Input,
+  InputNumber,
+  Radio,
+  Select,
+  Space,
+  Spin,
+  Switch,
+} from 'antd';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { feedback } from '../../shared/feedback.tsx';
@@ -21,6 +39,8 @@ interface FormValues {
   keyMode: 'single' | 'batch' | 'multi_key';
   /** Multi-key channels: how a key is chosen (kept in the setting JSON). */
   multiKeyMode: 'random' | 'polling';
+  /** The type's own setting fields (kept in the setting JSON). */
+  providerSetting: Record<string, unknown>;
   other: string;
   openai_organization: string;
   groups: string[];
@@ -44,6 +64,7 @@ const DEFAULTS: FormValues = {
   key: '',
   keyMode: 'single',
   multiKeyMode: 'random',
+  providerSetting: {},
   other: '',
   openai_organization: '',
   groups: ['default'],
@@ -72,6 +93,9 @@ const fromChannel = (c: Channel): FormValues => ({
   status_code_mapping: c.status_code_mapping,
   setting: c.setting,
   multiKeyMode: settingOf(c.setting).multi_key_mode === 'polling' ? 'polling' : 'random',
+  providerSetting: Object.fromEntries(
+    channelSettingFields(c.type).map((f) => [f.name, toForm(f, settingOf(c.setting)[f.name])]),
+  ),
   param_override: c.param_override,
   tag: c.tag,
   priority: c.priority,
@@ -89,14 +113,27 @@ function settingOf(text: string): Record<string, unknown> {
   }
 }
 
-/** The setting JSON with the multi-key mode in it (random is the default and is not written). */
-function withKeyMode(setting: string, mode: 'random' | 'polling'): string {
+/**
+ * The setting JSON with form-managed fields merged in: a field left empty (or off, or at its default) is
+ * removed, so the JSON holds only what was chosen; other keys typed in the JSON field stay.
+ */
+function mergeSetting(setting: string, fields: Record<string, unknown>): string {
   const s = settingOf(setting);
-  if ((s.multi_key_mode ?? 'random') === mode) return setting;
-  if (mode === 'random') delete s.multi_key_mode;
-  else s.multi_key_mode = mode;
+  let changed = false;
+  for (const [name, value] of Object.entries(fields)) {
+    const empty = value === undefined || value === null || value === '' || value === false;
+    if (empty ? !(name in s) : s[name] === value) continue;
+    if (empty) delete s[name];
+    else s[name] = value;
+    changed = true;
+  }
+  if (!changed) return setting;
   return Object.keys(s).length ? JSON.stringify(s, null, 2) : '';
 }
+
+/** A type's setting field as the form holds it (AWS cross-region's `true` is the choice "auto"). */
+const toForm = (f: ChannelSettingField, v: unknown) => (f.orString && v === true ? 'auto' : v);
+const fromForm = (f: ChannelSettingField, v: unknown) => (f.orString && v === 'auto' ? true : v);
 
 const NOTICES: Record<number, string> = {
   40: 'siliconNotice',
@@ -191,7 +228,12 @@ export function ChannelDrawer({
       models: v.models.join(','),
       model_mapping: (v.model_mapping ?? '').trim(),
       status_code_mapping: (v.status_code_mapping ?? '').trim(),
-      setting: (multi ? withKeyMode(v.setting ?? '', v.multiKeyMode) : (v.setting ?? '')).trim(),
+      setting: mergeSetting(v.setting ?? '', {
+        ...(multi ? { multi_key_mode: v.multiKeyMode === 'polling' ? 'polling' : undefined } : {}),
+        ...Object.fromEntries(
+          channelSettingFields(v.type).map((f) => [f.name, fromForm(f, v.providerSetting?.[f.name])]),
+        ),
+      }).trim(),
       param_override: (v.param_override ?? '').trim(),
       tag: (v.tag ?? '').trim(),
       priority: v.priority ?? 0,
@@ -314,6 +356,32 @@ export function ChannelDrawer({
               </Button>
             </Form.Item>
           )}
+          {channelSettingFields(type).map((f) => (
+            <Form.Item
+              key={f.name}
+              name={['providerSetting', f.name]}
+              label={t(`channel.setting_${f.name}`)}
+              extra={t(`channel.settingHint_${f.name}`)}
+              valuePropName={f.kind === 'boolean' && !f.orString ? 'checked' : 'value'}
+            >
+              {f.orString ? (
+                <Select
+                  style={{ width: 240 }}
+                  allowClear
+                  options={['auto', 'global', 'us', 'eu', 'apac', 'jp', 'au', 'us-gov'].map((v) => ({
+                    value: v,
+                    label: v === 'auto' ? t('channel.crossRegionAuto') : v,
+                  }))}
+                />
+              ) : f.kind === 'boolean' ? (
+                <Switch />
+              ) : f.kind === 'number' ? (
+                <InputNumber min={f.min} max={f.max} precision={0} style={{ width: 160 }} />
+              ) : (
+                <Input style={{ maxWidth: 320 }} />
+              )}
+            </Form.Item>
+          ))}
           <Form.Item
             name="key"
             label={type === 41 ? t('channel.vertexKey') : t('channel.key')}
