@@ -1,5 +1,8 @@
 import { aliCodec } from '../providers/ali/codec.ts';
 import { baiduCodec } from '../providers/baidu/codec.ts';
+import { cohereCodec } from '../providers/cohere/codec.ts';
+import { cozeCodec } from '../providers/coze/codec.ts';
+import { difyCodec } from '../providers/dify/codec.ts';
 import { hunyuanCodec } from '../providers/hunyuan/codec.ts';
 import { zhipuCodec } from '../providers/zhipu/codec.ts';
 import { anthropicCodec } from './anthropic/index.ts';
@@ -21,6 +24,9 @@ const UPSTREAM_ONLY: Partial<Record<UpstreamFormat, UpstreamCodec>> = {
   baidu: baiduCodec,
   zhipu: zhipuCodec,
   hunyuan: hunyuanCodec,
+  cohere: cohereCodec,
+  dify: difyCodec,
+  coze: cozeCodec,
 };
 
 /** The codec of a client's wire format. */

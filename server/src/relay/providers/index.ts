@@ -4,11 +4,14 @@ import { anthropicAdapter } from './anthropic/index.ts';
 import { azureAdapter } from './azure/index.ts';
 import { baiduAdapter } from './baidu/index.ts';
 import { bedrockAdapter } from './bedrock/index.ts';
+import { cohereAdapter } from './cohere/index.ts';
+import { cozeAdapter } from './coze/index.ts';
+import { difyAdapter } from './dify/index.ts';
 import { geminiAdapter } from './gemini/index.ts';
 import { hunyuanAdapter } from './hunyuan/index.ts';
 import { openaiAdapter } from './openai/index.ts';
-import { zhipuAdapter } from './zhipu/index.ts';
 import type { ProviderAdapter } from './types.ts';
+import { zhipuAdapter } from './zhipu/index.ts';
 
 /** Adapters by channel type; a type not listed falls back to OpenAI's when it speaks that format. */
 const BY_TYPE: Record<number, ProviderAdapter> = {
@@ -20,6 +23,9 @@ const BY_TYPE: Record<number, ProviderAdapter> = {
   17: aliAdapter, // Alibaba Qwen (DashScope)
   23: hunyuanAdapter, // Tencent Hunyuan
   33: bedrockAdapter, // AWS Claude (Bedrock)
+  34: cohereAdapter, // Cohere
+  37: difyAdapter, // Dify
+  49: cozeAdapter, // Coze
 };
 
 export function adapterFor(type: number): ProviderAdapter | null {

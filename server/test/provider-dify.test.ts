@@ -1,0 +1,212 @@
+import type OpenAI from 'openai';
+import type { APIError } from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  AGENT_ANSWER,
+  AGENT_USAGE,
+  CHAT_ANSWER,
+  CHAT_USAGE,
+  DIFY_AGENT_KEY,
+  DIFY_KEY,
+  DIFY_QUOTA_KEY,
+  startDifyMock,
+} from './support/mock-dify.ts';
+import { charged, failure, type ProviderEnv, providerEnv } from './support/provider-env.ts';
+
+/**
+ * Dify channels (type 37) made in the console: an app's chat endpoint, always called streaming (a non-stream
+ * client gets the stream collected), the conversation folded into one query, usage from message_end billed,
+ * an agent app's closing message not doubled, Dify's errors mapped, the key check and the channel test.
+ */
+describe('provider: Dify', () => {
+  let env: ProviderEnv;
+  let mock: Awaited<ReturnType<typeof startDifyMock>>;
+  let chatChannel: number;
+
+  beforeAll(async () => {
+    mock = await startDifyMock();
+    env = await providerEnv({
+      models: {
+        'dify-chat': { ratio: 1, completion: 2 },
+        'dify-agent': { ratio: 1, completion: 2 },
+        'dify-quota': { ratio: 1, completion: 2 },
+        'dify-badkey': { ratio: 1, completion: 2 },
+      },
+      group: 2,
+    });
+    chatChannel = await env.channel({
+      type: 37,
+      name: 'dify-chat',
+      key: DIFY_KEY,
+      // Dify shows its API base with /v1; the adapter takes it either way.
+      base_url: `${mock.url}/v1`,
+      models: ['dify-chat'],
+      setting: { inputs: { lang: 'en' }, user: 'gateway-user' },
+    });
+    await env.channel({
+      type: 37,
+      name: 'dify-agent',
+      key: DIFY_AGENT_KEY,
+      base_url: mock.url,
+      models: ['dify-agent'],
+    });
+  });
+  afterAll(async () => {
+    await env?.server.close();
+    await mock?.close();
+  });
+
+  const last = () => mock.requests.at(-1);
+  const chatQuota = () => env.quota('dify-chat', CHAT_USAGE.prompt_tokens, CHAT_USAGE.completion_tokens);
+
+  it('answers a plain chat from the collected stream, with the app key and the channel’s inputs and user', async () => {
+    const { result, log, user, token } = await charged(env, () =>
+      env
+        .openai()
+        .chat.completions.create({ model: 'dify-chat', messages: [{ role: 'user', content: 'Hi' }] }),
+    );
+    expect(result.choices[0].message.content).toBe(CHAT_ANSWER.join(''));
+    expect(result.usage).toMatchObject({ prompt_tokens: 30, completion_tokens: 5 });
+    expect(last()?.path).toBe('/v1/chat-messages');
+    expect(last()?.headers.authorization).toBe(`Bearer ${DIFY_KEY}`);
+    expect(last()?.body).toEqual({
+      inputs: { lang: 'en' },
+      query: 'Hi',
+      response_mode: 'streaming',
+      user: 'gateway-user',
+      conversation_id: '',
+      auto_generate_name: false,
+    });
+    // (30 + 5 x 2) x 1 x 2 = 80
+    expect(chatQuota()).toBe(80);
+    expect(log).toMatchObject({ quota: 80, prompt_tokens: 30, completion_tokens: 5, is_stream: 0 });
+    expect(user).toBe(80);
+    expect(token).toBe(80);
+  });
+
+  it('streams a chat to the OpenAI client with usage, and bills it', async () => {
+    const { result, log } = await charged(env, async () => {
+      const stream = await env.openai().chat.completions.create({
+        model: 'dify-chat',
+        stream: true,
+        stream_options: { include_usage: true },
+        messages: [{ role: 'user', content: 'Hi' }],
+      });
+      let text = '';
+      let usage: OpenAI.CompletionUsage | undefined;
+      for await (const chunk of stream) {
+        text += chunk.choices[0]?.delta?.content ?? '';
+        if (chunk.usage) usage = chunk.usage;
+      }
+      return { text, usage };
+    });
+    expect(result.text).toBe(CHAT_ANSWER.join(''));
+    expect(result.usage).toMatchObject({ prompt_tokens: 30, completion_tokens: 5 });
+    expect(log).toMatchObject({ quota: chatQuota(), is_stream: 1 });
+  });
+
+  it('folds the system prompt and earlier turns into the query, and passes the client’s user', async () => {
+    await env.openai().chat.completions.create({
+      model: 'dify-chat',
+      user: 'alice',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'What is 2+2?' },
+        { role: 'assistant', content: '4.' },
+        { role: 'user', content: 'And 3+3?' },
+      ],
+    });
+    expect(last()?.body).toMatchObject({
+      query: 'Be brief.\n\nUser: What is 2+2?\n\nAssistant: 4.\n\nUser: And 3+3?',
+      user: 'alice',
+    });
+  });
+
+  it('serves an agent app (which refuses blocking) without doubling its closing message', async () => {
+    const plain = await charged(env, () =>
+      env
+        .openai()
+        .chat.completions.create({ model: 'dify-agent', messages: [{ role: 'user', content: 'Weather?' }] }),
+    );
+    expect(plain.result.choices[0].message.content).toBe(AGENT_ANSWER.join(''));
+    expect(last()?.body).toMatchObject({ response_mode: 'streaming', user: 'modelgate' });
+    expect(plain.log.quota).toBe(
+      env.quota('dify-agent', AGENT_USAGE.prompt_tokens, AGENT_USAGE.completion_tokens),
+    );
+
+    const streamed = await charged(env, () =>
+      env
+        .anthropic()
+        .messages.stream({
+          model: 'dify-agent',
+          max_tokens: 100,
+          system: 'Answer in English.',
+          messages: [{ role: 'user', content: 'Weather?' }],
+        })
+        .finalMessage(),
+    );
+    expect(streamed.result.content).toMatchObject([{ type: 'text', text: AGENT_ANSWER.join('') }]);
+    expect(streamed.result.usage).toMatchObject({ input_tokens: 50, output_tokens: 4 });
+    expect(last()?.body.query).toBe('Answer in English.\n\nUser: Weather?');
+    expect(streamed.log).toMatchObject({ is_stream: 1, prompt_tokens: 50, completion_tokens: 4 });
+  });
+
+  it('maps Dify’s errors into the client’s protocol, without the key, and charges nothing', async () => {
+    await env.channel({
+      type: 37,
+      name: 'quota',
+      key: DIFY_QUOTA_KEY,
+      base_url: mock.url,
+      models: ['dify-quota'],
+    });
+    const badKey = 'app-Unknown0123456789abcd';
+    await env.channel({ type: 37, name: 'bad', key: badKey, base_url: mock.url, models: ['dify-badkey'] });
+    const before = await env.balances();
+
+    const quota = (await failure(
+      env.openai().chat.completions.create({
+        model: 'dify-quota',
+        stream: true,
+        messages: [{ role: 'user', content: 'Hi' }],
+      }),
+    )) as APIError;
+    // An error event in a 200 stream, code provider_quota_exceeded: out of quota, whatever its status says.
+    expect(quota.status).toBe(429);
+    expect(quota.type).toBe('insufficient_quota');
+    expect(quota.message).toContain('quota for Dify Hosted Model Provider has been exhausted');
+    expect(quota.message).not.toContain(DIFY_QUOTA_KEY);
+
+    const bad = (await failure(
+      env.anthropic().messages.create({
+        model: 'dify-badkey',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'x' }],
+      }),
+    )) as { status: number; message: string; error: any };
+    expect(bad.status).toBe(401);
+    expect(bad.error).toMatchObject({ error: { type: 'authentication_error' } });
+    expect(bad.message).toContain('Access token is invalid');
+    expect(bad.message).not.toContain(badKey);
+    expect(await env.balances()).toEqual(before);
+  });
+
+  it('refuses a key of the wrong shape when the channel is saved', async () => {
+    const r = await env.admin.post('/api/channel/', {
+      type: 37,
+      name: 'wrong',
+      key: 'sk-not-a-dify-key',
+      base_url: mock.url,
+      models: ['dify-chat'],
+      group: 'default',
+    });
+    expect(r.success).toBe(false);
+    expect(r.status).toBe(400);
+    expect(r.message).toMatch(/Dify keys are an app's API key: app-/);
+  });
+
+  it('passes the channel test', async () => {
+    const t = await env.admin.get(`/api/channel/test/${chatChannel}`);
+    expect(t.success, t.message).toBe(true);
+    expect(last()?.body).toMatchObject({ query: 'hi', response_mode: 'streaming' });
+  });
+});
