@@ -23,6 +23,15 @@ export const CHANNEL_SETTING_FIELDS: Record<number, ChannelSettingField[]> = {
     { name: 'poll_interval_ms', kind: 'number', min: 50, max: 10_000 },
   ],
   23: [{ name: 'region', kind: 'string', pattern: REGION }],
+  34: [
+    {
+      name: 'input_type',
+      kind: 'string',
+      pattern: '^(search_document|search_query|classification|clustering)$',
+    },
+  ],
+  37: [{ name: 'user', kind: 'string', pattern: '^.{1,255}$' }],
+  49: [{ name: 'user', kind: 'string', pattern: '^.{1,255}$' }],
   33: [{ name: 'aws_cross_region', kind: 'boolean', orString: true, pattern: '^[a-z]{2,6}(-[a-z]{2,6})?$' }],
 };
 

@@ -131,6 +131,11 @@ export default {
       settingHint_aws_cross_region:
         '调用跨区域推理配置文件：自动按密钥中的区域选择前缀，或指定一个（us、eu、apac……）',
       crossRegionAuto: '自动（按密钥区域）',
+      setting_input_type: '向量输入类型',
+      settingHint_input_type:
+        'Cohere 向量接口的 input_type：search_document（默认）、search_query、classification 或 clustering',
+      setting_user: '默认用户 ID',
+      settingHint_user: '请求没有带用户时发送的用户标识，默认 modelgate',
       groups: '分组',
       models: '模型',
       modelsPlaceholder: '请选择该渠道支持的模型',
@@ -317,6 +322,11 @@ export default {
       settingHint_aws_cross_region:
         "Call a cross-region inference profile: automatic from the key's region, or name one (us, eu, apac...)",
       crossRegionAuto: "Automatic (from the key's region)",
+      setting_input_type: 'Embedding input type',
+      settingHint_input_type:
+        "Cohere embeddings' input_type: search_document (default), search_query, classification or clustering",
+      setting_user: 'Default user id',
+      settingHint_user: 'The user id sent when the request has none; modelgate by default',
       groups: 'Groups',
       models: 'Models',
       modelsPlaceholder: 'Choose the models this channel serves',
