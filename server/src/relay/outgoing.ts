@@ -22,9 +22,10 @@ export function callFor(
   adapter: ProviderAdapter,
 ): UpstreamCall {
   const q = url.indexOf('?');
+  const model = ch.modelMapping[input.info.model] || input.info.model;
   const format =
     input.mode === 'chat'
-      ? adapter.formatFor(ch, input.format)
+      ? adapter.formatFor(ch, input.format, model)
       : input.mode === 'embeddings'
         ? (adapter.embeddingFormat ?? 'openai')
         : 'openai';
@@ -32,7 +33,7 @@ export function callFor(
     mode: input.mode,
     format,
     path: format === 'responses' ? '/v1/responses' : MODE_PATHS[input.mode],
-    model: ch.modelMapping[input.info.model] || input.info.model,
+    model,
     stream: input.info.stream,
     query: q >= 0 ? url.slice(q + 1) : '',
     clientHeaders,

@@ -28,7 +28,8 @@ export type UpstreamFormat =
   | 'zhipu'
   | 'ali'
   | 'hunyuan'
-  | 'xunfei';
+  | 'xunfei'
+  | 'vertex';
 
 /** Anthropic's prompt-cache mark; other formats ignore it. */
 export interface CacheMark {

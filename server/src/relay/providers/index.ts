@@ -11,6 +11,7 @@ import { geminiAdapter } from './gemini/index.ts';
 import { hunyuanAdapter } from './hunyuan/index.ts';
 import { openaiAdapter } from './openai/index.ts';
 import type { ProviderAdapter } from './types.ts';
+import { vertexAdapter } from './vertex/index.ts';
 import { zhipuAdapter } from './zhipu/index.ts';
 
 /** Adapters by channel type; a type not listed falls back to OpenAI's when it speaks that format. */
@@ -25,6 +26,7 @@ const BY_TYPE: Record<number, ProviderAdapter> = {
   33: bedrockAdapter, // AWS Claude (Bedrock)
   34: cohereAdapter, // Cohere
   37: difyAdapter, // Dify
+  41: vertexAdapter, // Google Vertex AI
   49: cozeAdapter, // Coze
 };
 

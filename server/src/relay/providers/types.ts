@@ -34,9 +34,10 @@ export interface ProviderAdapter {
   name: string;
   /**
    * The wire format this channel is called in for a generation request whose client speaks `client`.
-   * When it equals the client's, the body is relayed as it came (only the gateway's own edits).
+   * When it equals the client's, the body is relayed as it came (only the gateway's own edits). `model` is the
+   * model after the channel's mapping (a host serving several model families speaks one format per family).
    */
-  formatFor(ch: ChannelEntry, client: WireFormat): UpstreamFormat;
+  formatFor(ch: ChannelEntry, client: WireFormat, model: string): UpstreamFormat;
   /** Operations besides generation the host serves (OpenAI's endpoints); absent = all of them. */
   modes?: ReadonlySet<Mode>;
   /** The wire format of its embeddings endpoint, when it is not OpenAI's. */
