@@ -1,8 +1,20 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { Role } from '@modelgate/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConsoleClient, loginAs } from './support/console-client.ts';
 import { DATABASES } from './support/databases.ts';
 import { startServer, type TestServer } from './support/server.ts';
+
+/** A service-account key in the shape Google issues (a fresh RSA key; nothing signs with it here). */
+const serviceAccount = () =>
+  JSON.stringify({
+    type: 'service_account',
+    project_id: 'demo-project',
+    client_email: 'relay@demo-project.iam.gserviceaccount.com',
+    private_key: generateKeyPairSync('rsa', { modulusLength: 2048 })
+      .privateKey.export({ type: 'pkcs8', format: 'pem' })
+      .toString(),
+  });
 
 const SECRET = 'sk-upstream-secret-0123456789abcdef';
 
@@ -153,7 +165,8 @@ for (const engine of DATABASES) {
         [{ name: 'x', models: 'm', base_url: 'ftp://example.com' }, /base_url/],
         [{ name: 'x', models: 'm', type: 15, key: 'only-one-part' }, /APIKey\|SecretKey/],
         [{ name: 'x', models: 'm', type: 41, key: 'not json', other: 'us-central1' }, /service-account/],
-        [{ name: 'x', models: 'm', type: 41, key: '{"type":"service_account"}' }, /region/],
+        [{ name: 'x', models: 'm', type: 41, key: '{"type":"service_account"}' }, /client_email/],
+        [{ name: 'x', models: 'm', type: 41, key: serviceAccount() }, /region/],
         [{ name: 'x', models: `${'m'.repeat(192)}` }, /191/],
         [{ name: 'x', models: 'm', group: 'g'.repeat(65) }, /64/],
       ];

@@ -1,14 +1,12 @@
 import { ApiError } from '../../infra/envelope.ts';
 import { adapterFor } from '../../relay/providers/index.ts';
 
-/** Spec 001 §5 key formats: parts separated by `|` (or `-` for FastGPT). */
+/** Spec 001 §5 key formats of types whose host has no key check of its own: parts separated by `|`. */
 const FORMATS: Record<number, { parts: number; sep: string; hint: string }> = {
-  15: { parts: 2, sep: '|', hint: 'APIKey|SecretKey' },
   18: { parts: 3, sep: '|', hint: 'APPID|APISecret|APIKey' },
-  23: { parts: 3, sep: '|', hint: 'AppId|SecretId|SecretKey' },
-  33: { parts: 3, sep: '|', hint: 'Ak|Sk|Region' },
 };
 
+/** Refuses a key whose shape the channel type cannot use; the host's own check (providers/) comes first. */
 export function checkKeyFormat(type: number, key: string): void {
   const check = adapterFor(type)?.checkKey;
   if (check) {
@@ -16,15 +14,6 @@ export function checkKeyFormat(type: number, key: string): void {
       check(key);
     } catch (err) {
       throw new ApiError((err as Error).message);
-    }
-    return;
-  }
-  if (type === 41) {
-    try {
-      const sa = JSON.parse(key);
-      if (!sa || typeof sa !== 'object' || Array.isArray(sa)) throw new Error();
-    } catch {
-      throw new ApiError('Vertex AI keys must be the service-account JSON');
     }
     return;
   }
