@@ -22,6 +22,10 @@ export const CHANNEL_SETTING_FIELDS: Record<number, ChannelSettingField[]> = {
     { name: 'workspace', kind: 'string', pattern: '^[A-Za-z0-9_-]{1,128}$' },
     { name: 'poll_interval_ms', kind: 'number', min: 50, max: 10_000 },
   ],
+  18: [
+    { name: 'api_version', kind: 'string', pattern: '^(v\\d+\\.\\d+|pro-128k|max-32k)$' },
+    { name: 'domain', kind: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$' },
+  ],
   23: [{ name: 'region', kind: 'string', pattern: REGION }],
   34: [
     {
@@ -33,6 +37,7 @@ export const CHANNEL_SETTING_FIELDS: Record<number, ChannelSettingField[]> = {
   37: [{ name: 'user', kind: 'string', pattern: '^.{1,255}$' }],
   49: [{ name: 'user', kind: 'string', pattern: '^.{1,255}$' }],
   33: [{ name: 'aws_cross_region', kind: 'boolean', orString: true, pattern: '^[a-z]{2,6}(-[a-z]{2,6})?$' }],
+  39: [{ name: 'account_id', kind: 'string', pattern: '^[0-9a-fA-F]{32}$' }],
 };
 
 /** A type's setting fields (none for most types). */

@@ -6,6 +6,8 @@ export interface ChannelTypeInfo {
   defaultBaseUrl: string;
   /** Key format hint shown in the channel form (spec 001 §5). */
   keyHint?: string;
+  /** Why the type should no longer be chosen (its upstream API is gone), when it is deprecated. */
+  deprecated?: string;
 }
 
 export const CHANNEL_TYPES: ChannelTypeInfo[] = [
@@ -20,6 +22,8 @@ export const CHANNEL_TYPES: ChannelTypeInfo[] = [
     name: 'Google PaLM2',
     openai: false,
     defaultBaseUrl: 'https://generativelanguage.googleapis.com',
+    deprecated:
+      'Google shut the PaLM API down on 2024-08-15. These channels are served by the Gemini API with the same key: PaLM model names go to gemini-2.0-flash unless the model mapping names another model. Create Google Gemini channels instead.',
   },
   { id: 14, name: 'Anthropic Claude', openai: false, defaultBaseUrl: 'https://api.anthropic.com' },
   {

@@ -96,6 +96,7 @@ export function upstreamError(status: number, raw: string, secrets: string[]): R
       body.err,
       body.error_msg,
       body.header?.message,
+      body.errors?.[0]?.message,
     ];
     message = String(cand.find((c) => typeof c === 'string' && c) ?? '');
   } else if (raw.trim() && raw.length < 500) {

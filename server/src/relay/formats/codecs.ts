@@ -4,6 +4,7 @@ import { cohereCodec } from '../providers/cohere/codec.ts';
 import { cozeCodec } from '../providers/coze/codec.ts';
 import { difyCodec } from '../providers/dify/codec.ts';
 import { hunyuanCodec } from '../providers/hunyuan/codec.ts';
+import { xunfeiCodec } from '../providers/xunfei/codec.ts';
 import { zhipuCodec } from '../providers/zhipu/codec.ts';
 import { anthropicCodec } from './anthropic/index.ts';
 import { chatCodec } from './chat/index.ts';
@@ -24,6 +25,7 @@ const UPSTREAM_ONLY: Partial<Record<UpstreamFormat, UpstreamCodec>> = {
   baidu: baiduCodec,
   zhipu: zhipuCodec,
   hunyuan: hunyuanCodec,
+  xunfei: xunfeiCodec,
   cohere: cohereCodec,
   dify: difyCodec,
   coze: cozeCodec,
