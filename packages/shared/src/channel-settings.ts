@@ -12,6 +12,8 @@ export interface ChannelSettingField {
   max?: number;
   /** Booleans that may also be a string matching `pattern` (AWS cross-region: true or a profile prefix). */
   orString?: boolean;
+  /** Checked on save but not shown in the form (another form field holds the same value). */
+  hidden?: boolean;
 }
 
 const REGION = '^[a-z]{2,}(-[a-z0-9]+)+$';
@@ -22,9 +24,11 @@ export const CHANNEL_SETTING_FIELDS: Record<number, ChannelSettingField[]> = {
     { name: 'workspace', kind: 'string', pattern: '^[A-Za-z0-9_-]{1,128}$' },
     { name: 'poll_interval_ms', kind: 'number', min: 50, max: 10_000 },
   ],
+  // The Spark version and the Cloudflare account id are the form's `other` field (spec 001); the settings
+  // `api_version` and `account_id` override it, are checked here and not shown.
   18: [
-    { name: 'api_version', kind: 'string', pattern: '^(v\\d+\\.\\d+|pro-128k|max-32k)$' },
     { name: 'domain', kind: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$' },
+    { name: 'api_version', kind: 'string', pattern: '^(v\\d+\\.\\d+|pro-128k|max-32k)$', hidden: true },
   ],
   23: [{ name: 'region', kind: 'string', pattern: REGION }],
   34: [
@@ -37,7 +41,7 @@ export const CHANNEL_SETTING_FIELDS: Record<number, ChannelSettingField[]> = {
   37: [{ name: 'user', kind: 'string', pattern: '^.{1,255}$' }],
   49: [{ name: 'user', kind: 'string', pattern: '^.{1,255}$' }],
   33: [{ name: 'aws_cross_region', kind: 'boolean', orString: true, pattern: '^[a-z]{2,6}(-[a-z]{2,6})?$' }],
-  39: [{ name: 'account_id', kind: 'string', pattern: '^[0-9a-fA-F]{32}$' }],
+  39: [{ name: 'account_id', kind: 'string', pattern: '^[0-9a-fA-F]{32}$', hidden: true }],
 };
 
 /** A type's setting fields (none for most types). */

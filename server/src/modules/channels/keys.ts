@@ -1,12 +1,7 @@
 import { ApiError } from '../../infra/envelope.ts';
 import { adapterFor } from '../../relay/providers/index.ts';
 
-/** Spec 001 §5 key formats of types whose host has no key check of its own: parts separated by `|`. */
-const FORMATS: Record<number, { parts: number; sep: string; hint: string }> = {
-  18: { parts: 3, sep: '|', hint: 'APPID|APISecret|APIKey' },
-};
-
-/** Refuses a key whose shape the channel type cannot use; the host's own check (providers/) comes first. */
+/** Refuses a key whose shape the channel type cannot use (each host's own check, relay/providers/). */
 export function checkKeyFormat(type: number, key: string): void {
   const check = adapterFor(type)?.checkKey;
   if (check) {
@@ -15,11 +10,6 @@ export function checkKeyFormat(type: number, key: string): void {
     } catch (err) {
       throw new ApiError((err as Error).message);
     }
-    return;
-  }
-  const f = FORMATS[type];
-  if (f && key.split(f.sep).filter((p) => p.trim()).length !== f.parts) {
-    throw new ApiError(`keys for this channel type look like ${f.hint}`);
   }
 }
 

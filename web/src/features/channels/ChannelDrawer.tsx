@@ -307,9 +307,21 @@ export function ChannelDrawer({
               showSearch
               optionFilterProp="label"
               onChange={onTypeChange}
-              options={CHANNEL_TYPES.map((ct) => ({ value: ct.id, label: `${ct.name} (${ct.id})` }))}
+              options={CHANNEL_TYPES.map((ct) => ({
+                value: ct.id,
+                label: `${ct.name} (${ct.id})${ct.deprecated ? ` · ${t('channel.deprecated')}` : ''}`,
+              }))}
             />
           </Form.Item>
+          {channelTypeInfo(type)?.deprecated && (
+            <Alert
+              type="warning"
+              showIcon
+              message={t('channel.deprecatedType')}
+              description={channelTypeInfo(type)?.deprecated}
+              style={{ marginBottom: 16 }}
+            />
+          )}
           {notice && (
             <Alert type="info" showIcon message={t(`channel.${notice}`)} style={{ marginBottom: 16 }} />
           )}
@@ -356,32 +368,34 @@ export function ChannelDrawer({
               </Button>
             </Form.Item>
           )}
-          {channelSettingFields(type).map((f) => (
-            <Form.Item
-              key={f.name}
-              name={['providerSetting', f.name]}
-              label={t(`channel.setting_${f.name}`)}
-              extra={t(`channel.settingHint_${f.name}`)}
-              valuePropName={f.kind === 'boolean' && !f.orString ? 'checked' : 'value'}
-            >
-              {f.orString ? (
-                <Select
-                  style={{ width: 240 }}
-                  allowClear
-                  options={['auto', 'global', 'us', 'eu', 'apac', 'jp', 'au', 'us-gov'].map((v) => ({
-                    value: v,
-                    label: v === 'auto' ? t('channel.crossRegionAuto') : v,
-                  }))}
-                />
-              ) : f.kind === 'boolean' ? (
-                <Switch />
-              ) : f.kind === 'number' ? (
-                <InputNumber min={f.min} max={f.max} precision={0} style={{ width: 160 }} />
-              ) : (
-                <Input style={{ maxWidth: 320 }} />
-              )}
-            </Form.Item>
-          ))}
+          {channelSettingFields(type)
+            .filter((f) => !f.hidden)
+            .map((f) => (
+              <Form.Item
+                key={f.name}
+                name={['providerSetting', f.name]}
+                label={t(`channel.setting_${f.name}`)}
+                extra={t(`channel.settingHint_${f.name}`)}
+                valuePropName={f.kind === 'boolean' && !f.orString ? 'checked' : 'value'}
+              >
+                {f.orString ? (
+                  <Select
+                    style={{ width: 240 }}
+                    allowClear
+                    options={['auto', 'global', 'us', 'eu', 'apac', 'jp', 'au', 'us-gov'].map((v) => ({
+                      value: v,
+                      label: v === 'auto' ? t('channel.crossRegionAuto') : v,
+                    }))}
+                  />
+                ) : f.kind === 'boolean' ? (
+                  <Switch />
+                ) : f.kind === 'number' ? (
+                  <InputNumber min={f.min} max={f.max} precision={0} style={{ width: 160 }} />
+                ) : (
+                  <Input style={{ maxWidth: 320 }} />
+                )}
+              </Form.Item>
+            ))}
           <Form.Item
             name="key"
             label={type === 41 ? t('channel.vertexKey') : t('channel.key')}

@@ -134,6 +134,10 @@ export default {
       setting_input_type: '向量输入类型',
       settingHint_input_type:
         'Cohere 向量接口的 input_type：search_document（默认）、search_query、classification 或 clustering',
+      deprecated: '已停用',
+      deprecatedType: '这个渠道类型的上游接口已经停用',
+      setting_domain: 'Spark domain',
+      settingHint_domain: '可选，覆盖按版本选择的 domain（新版本或私有部署时使用）',
       setting_user: '默认用户 ID',
       settingHint_user: '请求没有带用户时发送的用户标识，默认 modelgate',
       groups: '分组',
@@ -325,6 +329,11 @@ export default {
       setting_input_type: 'Embedding input type',
       settingHint_input_type:
         "Cohere embeddings' input_type: search_document (default), search_query, classification or clustering",
+      deprecated: 'deprecated',
+      deprecatedType: "This channel type's upstream API has been shut down",
+      setting_domain: 'Spark domain',
+      settingHint_domain:
+        'Optional; overrides the domain chosen from the version (newer versions, private deployments)',
       setting_user: 'Default user id',
       settingHint_user: 'The user id sent when the request has none; modelgate by default',
       groups: 'Groups',

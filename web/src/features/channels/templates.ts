@@ -11,4 +11,4 @@ export const TEMPLATES = {
   ),
 } as const;
 
-export const SPARK_VERSIONS = ['v1.1', 'v2.1', 'v3.1', 'v3.5', 'v4.0'];
+export const SPARK_VERSIONS = ['v1.1', 'v2.1', 'v3.1', 'v3.5', 'v4.0', 'pro-128k', 'max-32k'];
