@@ -298,6 +298,49 @@ describe('channels page', () => {
     expect(opened.errors).toEqual([]);
   });
 
+  test('the add form offers each type its own settings and warns about a deprecated type', async () => {
+    const pickType = async (p: Page, label: string) => {
+      await p.locator('#channel_type').click();
+      await p.keyboard.type(label);
+      await p.locator('.ant-select-item-option').filter({ hasText: label }).first().click();
+    };
+    await page.goto(`${gw.url}/channel/add`);
+    await settle(page);
+    await pickType(page, 'AWS Claude (33)');
+    await expect.poll(() => drawer().getByText('跨区域推理', { exact: true }).count()).toBe(1);
+    await page.locator('#channel_name').fill('bedrock');
+    await page.locator('#channel_key').fill('AKIAABCDEFGHIJKLMNOP|secret|eu-west-1');
+    await page.locator('[id="channel_providerSetting_aws_cross_region"]').click();
+    await page.locator('.ant-select-item-option').filter({ hasText: /^eu$/ }).click();
+    await page.getByTestId('channel-submit').click();
+    await expect.poll(() => toast(page, '渠道创建成功！').count()).toBeGreaterThan(0);
+    const row = await gw.ctx.db.db
+      .selectFrom('channels')
+      .select('setting')
+      .where('name', '=', 'bedrock')
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(row.setting)).toEqual({ aws_cross_region: 'eu' });
+
+    const openBedrockForm = async (p: Page) => {
+      await p.goto(`${gw.url}/channel/add`);
+      await settle(p);
+      await pickType(p, 'AWS Claude (33)');
+    };
+    await openBedrockForm(page);
+    await shootAll(page, 'channel-add-bedrock', openBedrockForm);
+
+    await pickType(page, 'Google PaLM2 (11)');
+    await expect.poll(() => drawer().getByText('这个渠道类型的上游接口已经停用').count()).toBe(1);
+    await expect
+      .poll(() =>
+        drawer()
+          .getByText(/2024-08-15/)
+          .count(),
+      )
+      .toBe(1);
+    expect(opened.errors).toEqual([]);
+  });
+
   test('screenshots of the channel list and the add form', async () => {
     await page.goto(`${gw.url}/channel`);
     await settle(page);
