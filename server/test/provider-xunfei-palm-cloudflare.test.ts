@@ -504,8 +504,9 @@ describe('iFlytek Spark, Google PaLM2 and Cloudflare Workers AI channels', () =>
       expect(spark.calls.length).toBe(calls);
     });
 
-    it('closes the socket when the client leaves a stream', async () => {
+    it('closes the socket when the client leaves a stream, and logs what was sent', async () => {
       const abandoned = spark.abandoned;
+      const before = await lastLogId();
       const controller = new AbortController();
       const stream = await openai().chat.completions.create(
         {
@@ -528,6 +529,10 @@ describe('iFlytek Spark, Google PaLM2 and Cloudflare Workers AI channels', () =>
       while (spark.abandoned === abandoned && Date.now() < deadline)
         await new Promise((r) => setTimeout(r, 20));
       expect(spark.abandoned).toBe(abandoned + 1);
+      // The cut stream is settled after the socket closes: its log row says the client left.
+      await expect.poll(async () => (await rowsAfter(before)).length).toBe(1);
+      const [row] = await rowsAfter(before);
+      expect(row.content).toMatch(/client disconnected/);
     });
 
     it('refuses keys that are not APPID|APISecret|APIKey, and bad settings, at channel save', async () => {
