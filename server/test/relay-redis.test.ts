@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { type AppContext, createContext } from '../src/context.ts';
+import { creditUser, LedgerLogType } from '../src/ledger/credit.ts';
 import { relayState } from '../src/relay/state.ts';
 import { DATABASES, REDIS_URL, redisUp as redisAvailable } from './support/databases.ts';
 import { type MockUpstream, startMockUpstream } from './support/mock-upstream.ts';
@@ -97,5 +98,35 @@ describe.skipIf(!redisUp)(`relay with shared holds in Redis (${engine.name})`, (
     expect(u.used_quota).toBe(sum);
     expect(u.quota).toBe(START - sum);
     expect(u.quota).toBeGreaterThanOrEqual(0);
+  });
+
+  it('a console credit on one instance is spendable at once on the other', async () => {
+    const user = await seedUser(nodes[0].ctx, { quota: 400 });
+    const token = await seedToken(nodes[0].ctx, { userId: user.id, unlimited: true });
+    const ask = () =>
+      fetch(`${nodes[1].url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'deepseek-chat',
+          max_tokens: 400,
+          messages: [{ role: 'user', content: 'hi' }],
+        }),
+      }).then((r) => r.status);
+    // Spend until the shared store (Redis) refuses: it now holds this balance, as last read.
+    const statuses: number[] = [];
+    for (let i = 0; i < 4 && statuses.at(-1) !== 403; i++) {
+      statuses.push(await ask());
+      for (const n of nodes) await flushLedger(n.ctx);
+    }
+    expect(statuses[0]).toBe(200);
+    expect(statuses.at(-1)).toBe(403);
+    await creditUser(nodes[0].ctx, {
+      userId: user.id,
+      delta: 100_000,
+      logType: LedgerLogType.Manage,
+      content: 'an administrator added quota',
+    });
+    await expect.poll(ask, { timeout: 5000 }).toBe(200);
   });
 });

@@ -70,6 +70,7 @@ export class TokenCache {
     ctx.bus.subscribe('token:*', (id) => {
       this.missing.clear();
       const n = Number(id);
+      this.onReload?.(`token:${n}`);
       if (this.byId.has(n))
         void this.refresh(n).catch((err) => ctx.log.error({ err }, 'token reload failed'));
     });

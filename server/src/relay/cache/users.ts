@@ -26,6 +26,8 @@ export class UserCache {
   ) {
     ctx.bus.subscribe('user:*', (id) => {
       const n = Number(id);
+      // The shared hold store (Redis) may hold this balance even when this instance never loaded it.
+      this.onReload?.(`user:${n}`);
       if (this.balances.has(n))
         void this.refresh(n).catch((err) => ctx.log.error({ err }, 'user balance reload failed'));
     });
