@@ -216,6 +216,14 @@ export interface RevokedSessionsTable {
   expires_at: number;
 }
 
+/** How far `npm run import` has copied an append-only table of one source database (import/logs.ts). */
+export interface ImportMarksTable {
+  source: string;
+  entity: string;
+  last_id: number;
+  updated_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   tokens: TokensTable;
@@ -230,4 +238,5 @@ export interface Database {
   quota_data: QuotaDataTable;
   setups: SetupsTable;
   revoked_sessions: RevokedSessionsTable;
+  import_marks: ImportMarksTable;
 }
