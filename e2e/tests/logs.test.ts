@@ -252,4 +252,59 @@ describe('usage logs', () => {
     expect(user.errors).toEqual([]);
     await user.context.close();
   });
+
+  test('pages through a long list by cursor: each page follows the one before it', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    await gw.ctx.logDb.db
+      .insertInto('logs')
+      .values(
+        Array.from({ length: 35 }, (_, i) => ({
+          user_id: aliceId,
+          username: 'alice',
+          created_at: now - 3000 + i,
+          type: 2,
+          content: '',
+          token_name: 'alice-key',
+          token_id: 1,
+          model_name: 'paged-model',
+          quota: 1,
+          prompt_tokens: 1,
+          completion_tokens: 1,
+          use_time: 1,
+          first_time: 0,
+          is_stream: 0,
+          channel_id: 0,
+          group: 'default',
+          ip: '',
+          request_id: `paged-${i}`,
+          other: '',
+        })),
+      )
+      .execute();
+    const asked: URL[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/api/log/?')) asked.push(new URL(r.url()));
+    });
+    await page.getByLabel('模型名称').fill('paged-model');
+    await page
+      .getByRole('button', { name: '搜 索' })
+      .or(page.getByRole('button', { name: '搜索', exact: true }))
+      .click();
+    await poll(() => rows(page).count()).toBe(10);
+    const pager = page.locator('.ant-pagination');
+    await pager.locator('.ant-pagination-item-3').click();
+    await poll(() => asked.at(-1)?.searchParams.get('before_id') ?? '').not.toBe('');
+    // Page 3 was never read: it is asked for as the second page after page 1's last row.
+    const third = asked.at(-1)!;
+    expect(third.searchParams.get('p')).toBe('2');
+    expect(third.searchParams.get('model_name')).toBe('paged-model');
+    await poll(() => rows(page).count()).toBe(10);
+    await pager.locator('.ant-pagination-item-4').click();
+    await poll(() => rows(page).count()).toBe(5);
+    // Page 4 follows page 3 directly.
+    expect(asked.at(-1)!.searchParams.get('p')).toBe('1');
+    expect(Number(asked.at(-1)!.searchParams.get('before_time'))).toBe(now - 3000 + 5);
+    await shootAll(page, 'logs-paged');
+    await page.getByLabel('模型名称').fill('');
+  });
 });

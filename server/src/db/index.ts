@@ -15,6 +15,7 @@ import * as m002 from './migrations/002_sessions.ts';
 import * as m003 from './migrations/003_username_key.ts';
 import * as m004 from './migrations/004_channel_keys.ts';
 import * as m006 from './migrations/006_import_marks.ts';
+import * as m007 from './migrations/007_log_query_indexes.ts';
 import type { Database } from './schema.ts';
 
 export type { DialectName } from './dialect.ts';
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, { up(db: Kysely<any>, dialect: DialectName): Pr
   '003_username_key': m003,
   '004_channel_keys': m004,
   '006_import_marks': m006,
+  '007_log_query_indexes': m007,
 };
 
 /** Opens the database a DSN names (empty: SQLite at sqlitePath) without migrating it. */

@@ -20,10 +20,28 @@ export const logFilterSchema = z.object({
   end_timestamp: optInt(0),
 });
 
-export const logPageSchema = logFilterSchema.extend({
-  p: z.preprocess(blank, z.coerce.number().int().max(10_000_000).optional()),
-  page_size: z.preprocess(blank, z.coerce.number().int().min(1).max(100).optional()),
-});
+/**
+ * A page is `p` (1-based) and `page_size`; with a cursor (`before_time` + `before_id`, the `created_at` and
+ * `id` of a row already shown) `p` counts pages after that row instead of from the newest row, so a deep page
+ * walks only the index entries of that page, and rows written meanwhile do not shift it.
+ */
+export const logPageSchema = logFilterSchema
+  .extend({
+    p: z.preprocess(blank, z.coerce.number().int().max(10_000_000).optional()),
+    page_size: z.preprocess(blank, z.coerce.number().int().min(1).max(100).optional()),
+    before_time: optInt(0),
+    before_id: optInt(1),
+  })
+  .refine((q) => (q.before_time === undefined) === (q.before_id === undefined), {
+    message: 'before_time and before_id go together',
+    path: ['before_id'],
+  });
+
+/** The row a page starts after, in the list's order (newest first by `created_at`, then `id`). */
+export interface LogCursor {
+  before_time: number;
+  before_id: number;
+}
 
 export type LogFilter = z.infer<typeof logFilterSchema> & { user_id?: number };
 

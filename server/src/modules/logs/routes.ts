@@ -22,16 +22,18 @@ export function logsFeature(app: FastifyInstance, ctx: AppContext): void {
 
   const page = (query: unknown, self: { userId: number } | null) => {
     const q = parseOr400(logPageSchema, query);
-    const { p, page_size, ...rest } = q;
+    const { p, page_size, before_time, before_id, ...rest } = q;
     const filter: LogFilter = self
       ? { ...rest, username: undefined, channel: undefined, user_id: self.userId }
       : rest;
-    return { filter, page: Math.max(1, p ?? 1), pageSize: page_size ?? 10 };
+    const cursor =
+      before_time !== undefined && before_id !== undefined ? { before_time, before_id } : undefined;
+    return { filter, cursor, page: Math.max(1, p ?? 1), pageSize: page_size ?? 10 };
   };
 
   app.get('/log/', admin, async (req) => {
-    const { filter, page: p, pageSize } = page(req.query, null);
-    const res = await listLogs(ctx.logDb, filter, p, pageSize);
+    const { filter, cursor, page: p, pageSize } = page(req.query, null);
+    const res = await listLogs(ctx.logDb, filter, p, pageSize, cursor);
     const names = await channelNames(
       ctx.db,
       res.rows.map((r) => Number(r.channel_id)),
@@ -41,8 +43,8 @@ export function logsFeature(app: FastifyInstance, ctx: AppContext): void {
   });
 
   app.get('/log/self/', user, async (req) => {
-    const { filter, page: p, pageSize } = page(req.query, { userId: req.user!.id });
-    const res = await listLogs(ctx.logDb, filter, p, pageSize);
+    const { filter, cursor, page: p, pageSize } = page(req.query, { userId: req.user!.id });
+    const res = await listLogs(ctx.logDb, filter, p, pageSize, cursor);
     return ok({
       items: res.rows.map(selfItem),
       page: p,

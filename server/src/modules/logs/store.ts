@@ -1,7 +1,7 @@
 import { type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/index.ts';
 import type { LogsTable } from '../../db/schema.ts';
-import { applyLogFilter, type LogFilter } from './filters.ts';
+import { applyLogFilter, type LogCursor, type LogFilter } from './filters.ts';
 
 /**
  * Totals above this are reported as "at least COUNT_CAP": counting millions of matching rows exactly costs
@@ -19,11 +19,30 @@ export interface LogPage {
 
 const LOG_TYPE_CONSUME = 2;
 
-export async function listLogs(handle: Db, f: LogFilter, page: number, pageSize: number): Promise<LogPage> {
+/**
+ * One page of the rows matching `f`, newest first, and the capped count of all of them. With a cursor the page
+ * is the `page`-th after the cursor's row (keyset paging); the count still covers the whole filter, so the
+ * pager does not change while the reader walks through it.
+ */
+export async function listLogs(
+  handle: Db,
+  f: LogFilter,
+  page: number,
+  pageSize: number,
+  cursor?: LogCursor,
+): Promise<LogPage> {
   const db = handle.db;
   const filtered = applyLogFilter(db.selectFrom('logs'), f);
+  let paged = filtered;
+  if (cursor) {
+    // Written as a range on created_at plus a tie-break, so every (column, created_at) index serves the range.
+    const { before_time: t, before_id: id } = cursor;
+    paged = paged
+      .where('created_at', '<=', t)
+      .where((eb) => eb.or([eb('created_at', '<', t), eb('id', '<', id)]));
+  }
   const [rows, counted] = await Promise.all([
-    filtered
+    paged
       .selectAll()
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')

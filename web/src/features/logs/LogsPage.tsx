@@ -8,6 +8,7 @@ import { useQuotaFormat } from '../../shared/QuotaText.tsx';
 import { useSession } from '../../shared/session.ts';
 import { type LogFilters, type LogItem, listLogs, logStat } from './api.ts';
 import { logColumns } from './columns.tsx';
+import { useLogCursors } from './cursors.ts';
 import { LogDetails } from './LogDetails.tsx';
 import { defaultFilters, LogFilterForm } from './LogFilterForm.tsx';
 import { LogStats } from './LogStats.tsx';
@@ -23,9 +24,16 @@ export default function LogsPage() {
   const [pageSize, setPageSize] = usePageSize();
   const [userInfo, setUserInfo] = useState<number>();
 
+  const cursors = useLogCursors(JSON.stringify([isAdmin, filters, pageSize]));
+
   const list = useQuery({
     queryKey: ['logs', isAdmin, filters, page, pageSize],
-    queryFn: () => listLogs(isAdmin, filters, page, pageSize),
+    queryFn: async () => {
+      const { p, cursor } = cursors.request(page);
+      const res = await listLogs(isAdmin, filters, p, pageSize, cursor);
+      cursors.remember(page, res.items);
+      return res;
+    },
     placeholderData: keepPreviousData,
   });
   const stat = useQuery({
@@ -42,6 +50,11 @@ export default function LogsPage() {
     all.map((c) => ({ key: c.key, title: String(c.title) })),
   );
   const data = list.data;
+  // Above the count's cap a full page offers the next one, so the reader can go on past 10,000 rows.
+  const total =
+    data?.total_capped && data.items.length === pageSize
+      ? Math.max(data.total, page * pageSize + 1)
+      : (data?.total ?? 0);
 
   return (
     <Card title={t('log.title')} extra={<ColumnSettingsButton settings={settings} />}>
@@ -61,7 +74,7 @@ export default function LogsPage() {
         loading={list.isFetching}
         page={page}
         pageSize={pageSize}
-        total={data?.total ?? 0}
+        total={total}
         expandable={{
           expandedRowRender: (r) => <LogDetails row={r} admin={isAdmin} />,
           expandRowByClick: true,

@@ -56,8 +56,14 @@ export interface LogFilters {
   channel?: number;
 }
 
-export const listLogs = (admin: boolean, f: LogFilters, p: number, pageSize: number) =>
-  api.get<LogPage>(admin ? '/api/log/' : '/api/log/self/', { ...f, p, page_size: pageSize });
+/** A row already shown: the page asked for is then counted from the row after it. */
+export interface LogCursor {
+  before_time: number;
+  before_id: number;
+}
+
+export const listLogs = (admin: boolean, f: LogFilters, p: number, pageSize: number, cursor?: LogCursor) =>
+  api.get<LogPage>(admin ? '/api/log/' : '/api/log/self/', { ...f, ...cursor, p, page_size: pageSize });
 
 export const logStat = (admin: boolean, f: LogFilters) =>
   api.get<LogStat>(admin ? '/api/log/stat' : '/api/log/self/stat', { ...f });

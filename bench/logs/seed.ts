@@ -1,0 +1,189 @@
+import { type Insertable, sql } from 'kysely';
+import type { Db } from '../../server/src/db/index.ts';
+import type { LogsTable } from '../../server/src/db/schema.ts';
+import { DAYS, makeRow, rng, USERS } from './rows.ts';
+
+type Row = Insertable<LogsTable>;
+
+const COLUMNS = [
+  'user_id',
+  'created_at',
+  'type',
+  'content',
+  'username',
+  'token_name',
+  'token_id',
+  'model_name',
+  'quota',
+  'prompt_tokens',
+  'completion_tokens',
+  'use_time',
+  'first_time',
+  'is_stream',
+  'channel_id',
+  'group',
+  'ip',
+  'request_id',
+  'other',
+] as const satisfies ReadonlyArray<keyof Row>;
+
+/** PostgreSQL array type of each column, for the unnest() bulk insert. */
+const PG_TYPES: Record<(typeof COLUMNS)[number], string> = {
+  user_id: 'bigint',
+  created_at: 'bigint',
+  type: 'int',
+  content: 'text',
+  username: 'text',
+  token_name: 'text',
+  token_id: 'bigint',
+  model_name: 'text',
+  quota: 'bigint',
+  prompt_tokens: 'bigint',
+  completion_tokens: 'bigint',
+  use_time: 'bigint',
+  first_time: 'bigint',
+  is_stream: 'int',
+  channel_id: 'bigint',
+  group: 'text',
+  ip: 'text',
+  request_id: 'text',
+  other: 'text',
+};
+
+const BATCH = 10_000;
+
+/** The secondary indexes of `logs` as the migrations made them (name and the statement that creates it). */
+async function logIndexes(handle: Db): Promise<Array<{ name: string; ddl: string }>> {
+  if (handle.dialect === 'sqlite') {
+    const r = await sql<{ name: string; sql: string }>`
+      SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'logs' AND sql IS NOT NULL`.execute(
+      handle.db,
+    );
+    return r.rows.map((x) => ({ name: x.name, ddl: x.sql }));
+  }
+  if (handle.dialect === 'postgres') {
+    const r = await sql<{ indexname: string; indexdef: string }>`
+      SELECT i.indexname, i.indexdef FROM pg_indexes i
+      JOIN pg_class c ON c.relname = i.indexname
+      JOIN pg_index x ON x.indexrelid = c.oid
+      WHERE i.tablename = 'logs' AND NOT x.indisprimary`.execute(handle.db);
+    return r.rows.map((x) => ({ name: x.indexname, ddl: x.indexdef }));
+  }
+  return [];
+}
+
+/** Inserts rows [from, to) of the generated table through the fastest path each engine offers. */
+function makeWriter(handle: Db): (rows: Row[]) => Promise<void> {
+  if (handle.dialect === 'sqlite' && handle.sqlite) {
+    const sqlite = handle.sqlite;
+    const cols = COLUMNS.map((c) => `"${c}"`).join(', ');
+    const stmt = sqlite.prepare(
+      `INSERT INTO logs (${cols}) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')})`,
+    );
+    const many = sqlite.transaction((rows: Row[]) => {
+      for (const r of rows) stmt.run(r);
+    });
+    return async (rows) => many(rows);
+  }
+  if (handle.dialect === 'postgres') {
+    // One statement per batch: a parameter per column holding an array, instead of one per value.
+    const cols = sql.join(COLUMNS.map((c) => sql.ref(c)));
+    return async (rows) => {
+      const arrays = COLUMNS.map((c) => sql`${rows.map((r) => r[c])}::${sql.raw(PG_TYPES[c])}[]`);
+      await sql`INSERT INTO logs (${cols}) SELECT * FROM unnest(${sql.join(arrays)})`.execute(handle.db);
+    };
+  }
+  return async (rows) => {
+    for (let i = 0; i < rows.length; i += 1000)
+      await handle.db
+        .insertInto('logs')
+        .values(rows.slice(i, i + 1000))
+        .execute();
+  };
+}
+
+/**
+ * Fills `logs` with `rows` generated rows ending now. The secondary indexes are dropped during the load and
+ * built again afterwards (much faster than maintaining seven indexes row by row), then statistics are taken
+ * as autovacuum / ANALYZE would on a live server.
+ */
+export async function seedLogRows(handle: Db, rows: number, log = console.log): Promise<void> {
+  const indexes = await logIndexes(handle);
+  for (const ix of indexes) await sql`DROP INDEX ${sql.ref(ix.name)}`.execute(handle.db);
+
+  const write = makeWriter(handle);
+  const start = Math.floor(Date.now() / 1000) - DAYS * 86_400;
+  const rand = rng(42);
+  const began = performance.now();
+  let pending: Promise<void> = Promise.resolve();
+  for (let done = 0; done < rows; ) {
+    const upto = Math.min(rows, done + BATCH);
+    const batch: Row[] = [];
+    for (let i = done; i < upto; i++) batch.push(makeRow(i, rows, start, rand));
+    // The next batch is generated while the database writes this one.
+    await pending;
+    pending = write(batch);
+    done = upto;
+    if (done % 500_000 === 0 || done === rows) {
+      const s = (performance.now() - began) / 1000;
+      log(
+        `  ${done.toLocaleString('en')} rows in ${s.toFixed(0)} s (${Math.round(done / s).toLocaleString('en')} rows/s)`,
+      );
+    }
+  }
+  await pending;
+
+  const t0 = performance.now();
+  await handle.db.connection().execute(async (conn) => {
+    if (handle.dialect === 'postgres') await sql`SET maintenance_work_mem = '512MB'`.execute(conn);
+    for (const ix of indexes) await sql.raw(ix.ddl).execute(conn);
+  });
+  log(`  ${indexes.length} indexes built in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  if (handle.dialect === 'postgres') await sql`VACUUM ANALYZE logs`.execute(handle.db);
+  else if (handle.dialect === 'sqlite') await sql`ANALYZE`.execute(handle.db);
+}
+
+/** Users user1..userN with the ids the log rows carry, plus an administrator; returns the admin's id. */
+export async function seedLogUsers(handle: Db): Promise<number> {
+  const now = Math.floor(Date.now() / 1000);
+  const user = (id: number, username: string, role: number) => ({
+    id,
+    username,
+    username_key: username.toLowerCase(),
+    password: 'x',
+    display_name: username,
+    role,
+    status: 1,
+    email: '',
+    github_id: '',
+    oidc_id: '',
+    wechat_id: '',
+    telegram_id: '',
+    linux_do_id: '',
+    access_token: null,
+    quota: 0,
+    used_quota: 0,
+    request_count: 0,
+    group: 'default',
+    aff_code: `bench${id}`,
+    aff_count: 0,
+    aff_quota: 0,
+    aff_history_quota: 0,
+    inviter_id: 0,
+    setting: '{}',
+    created_at: now,
+    deleted_at: null,
+  });
+  const all = Array.from({ length: USERS }, (_, i) => user(i + 1, `user${i + 1}`, 1));
+  const adminId = USERS + 1;
+  all.push(user(adminId, 'bench-admin', 100));
+  for (let i = 0; i < all.length; i += 200)
+    await handle.db
+      .insertInto('users')
+      .values(all.slice(i, i + 200) as never)
+      .execute();
+  // Explicit ids leave PostgreSQL's sequence behind; move it past them.
+  if (handle.dialect === 'postgres')
+    await sql`SELECT setval(pg_get_serial_sequence('users', 'id'), ${adminId})`.execute(handle.db);
+  return adminId;
+}
