@@ -3,6 +3,8 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { ok } from '../../infra/envelope.ts';
 import { parseOr400 } from '../../infra/validate.ts';
+import type { TaskRow } from '../../relay/midjourney/store.ts';
+import { imageUrlOf } from '../../relay/midjourney/view.ts';
 import { requireAdmin, requireUser } from '../auth/guard.ts';
 
 export const PAGE_SIZE = 10;
@@ -39,6 +41,8 @@ const COLUMNS = [
   'quota',
   'buttons',
   'properties',
+  'video_url',
+  'updated_at',
 ] as const;
 
 async function list(ctx: AppContext, q: ListQuery, userId?: number) {
@@ -53,7 +57,7 @@ async function list(ctx: AppContext, q: ListQuery, userId?: number) {
     .limit(PAGE_SIZE)
     .offset(q.p * PAGE_SIZE)
     .execute();
-  return rows.map((r) => {
+  return rows.map(({ updated_at, ...r }) => {
     const row = {
       ...r,
       id: Number(r.id),
@@ -66,7 +70,9 @@ async function list(ctx: AppContext, q: ListQuery, userId?: number) {
       prompt: r.prompt ?? '',
       prompt_en: r.prompt_en ?? '',
       description: r.description ?? '',
-      image_url: r.image_url ?? '',
+      // With MjForwardUrlEnabled the page shows images through the gateway's signed proxy, not the upstream's URL.
+      image_url: imageUrlOf(ctx, { ...r, updated_at: Number(updated_at) } as TaskRow, 'console'),
+      video_url: r.video_url ?? '',
       fail_reason: r.fail_reason ?? '',
     };
     if (userId === undefined) return row;

@@ -204,13 +204,16 @@ export default function MidjourneyPage() {
           {
             title: t('mj.taskId'),
             dataIndex: 'mj_id',
-            render: (v: string) => <Typography.Text copyable>{v}</Typography.Text>,
+            // A submit the upstream refused has no task id.
+            render: (v: string) => (v ? <Typography.Text copyable>{v}</Typography.Text> : '-'),
           },
           {
             title: t('mj.code'),
             dataIndex: 'code',
             render: (v: number) => (
-              <Tag color={CODE_COLOR[v] ?? 'default'}>{t(`mj.codes.${v in CODE_COLOR ? v : 'other'}`)}</Tag>
+              <Tag color={CODE_COLOR[v] ?? 'red'}>
+                {v in CODE_COLOR ? t(`mj.codes.${v}`) : `${t('mj.codes.other')} (${v})`}
+              </Tag>
             ),
           },
           {

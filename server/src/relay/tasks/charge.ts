@@ -1,0 +1,111 @@
+import { LogType } from '@modelgate/shared';
+import type { Hold, HoldRefusal } from '../../ledger/balance.ts';
+import type { Caller } from '../auth.ts';
+import { productQuota } from '../billing/quota.ts';
+import type { RelayState } from '../state.ts';
+
+/** What one task submit costs: a fixed US$ price per call times the group ratio, in quota. */
+export interface TaskPrice {
+  model: string;
+  modelPrice: number;
+  groupRatio: number;
+  quota: number;
+}
+
+/**
+ * The price of an asynchronous task (Midjourney action, Suno song): the model's per-call price from the
+ * ModelPrice option or the built-in table, else `fallbackUsd`; times QuotaPerUnit and the group ratio, rounded.
+ */
+export function taskPrice(state: RelayState, group: string, model: string, fallbackUsd: number): TaskPrice {
+  const known = state.prices.model(model);
+  const modelPrice = known && known.modelPrice >= 0 ? known.modelPrice : fallbackUsd;
+  const groupRatio = state.prices.groupRatio(group);
+  const qpu = state.ctx.options.float('QuotaPerUnit');
+  return { model, modelPrice, groupRatio, quota: productQuota([modelPrice, qpu, groupRatio]) };
+}
+
+/**
+ * Reserves a task's price on the caller's user and token before the upstream sees the submit: null for a free
+ * task, a refusal naming the account that is short, or the hold to settle (upstream took it) or release.
+ */
+export async function holdTask(
+  state: RelayState,
+  caller: Caller,
+  quota: number,
+): Promise<Hold | HoldRefusal | null> {
+  if (quota <= 0) return null;
+  return state.ledger.hold(
+    caller.user.balance,
+    caller.token?.balance,
+    quota,
+    caller.token?.unlimited ?? true,
+  );
+}
+
+export interface TaskChargeFacts {
+  price: TaskPrice;
+  channelId: number;
+  /** The upstream's task id, named in the log line. */
+  taskId: string;
+  /** The action as the platform names it (IMAGINE, MUSIC, ...). */
+  action: string;
+  requestId: string;
+  ip: string;
+  /** performance.now() when the request arrived. */
+  startedAt: number;
+}
+
+/**
+ * Turns the hold into the charge once the upstream has taken the task: the ledger's writer moves the user's,
+ * token's and channel's counters and writes the consume log row in its next batch.
+ */
+export function chargeTask(state: RelayState, caller: Caller, hold: Hold | null, f: TaskChargeFacts): void {
+  const { ctx } = state;
+  const quota = f.price.quota;
+  if (!hold || quota <= 0) return;
+  const before = caller.user.balance.available + hold.amount;
+  if (!state.ledger.settle(hold, quota)) return;
+  const useMs = performance.now() - f.startedAt;
+  const content = `模型固定价格 ${f.price.modelPrice.toFixed(2)}，分组倍率 ${f.price.groupRatio.toFixed(2)}，操作 ${f.action}${f.taskId ? `，ID ${f.taskId}` : ''}`;
+  state.writer.push({
+    userId: caller.user.id,
+    user: caller.user.balance,
+    tokenId: caller.token?.id ?? 0,
+    token: caller.token?.balance,
+    channelId: f.channelId,
+    quota,
+    countRequest: true,
+    log: ctx.options.bool('LogConsumeEnabled')
+      ? {
+          user_id: caller.user.id,
+          created_at: Math.floor(Date.now() / 1000),
+          type: LogType.Consume,
+          content,
+          username: caller.user.username,
+          token_name: caller.tokenName,
+          token_id: caller.token?.id ?? 0,
+          model_name: f.price.model,
+          quota,
+          prompt_tokens: 0,
+          completion_tokens: 0,
+          use_time: Math.round(useMs / 1000),
+          first_time: 0,
+          is_stream: 0,
+          channel_id: f.channelId,
+          group: caller.group,
+          ip: f.ip,
+          request_id: f.requestId,
+          other: JSON.stringify({
+            model_price: f.price.modelPrice,
+            group_ratio: f.price.groupRatio,
+            task_id: f.taskId,
+            action: f.action,
+            use_time: Math.round(useMs),
+            request_id: f.requestId,
+            admin_info: { use_channel: [String(f.channelId)] },
+          }),
+        }
+      : undefined,
+  });
+  state.notifier.afterCharge(caller.user, before, caller.user.balance.available);
+}

@@ -1,0 +1,106 @@
+import { LogType } from '@modelgate/shared';
+import type { Insertable, Transaction } from 'kysely';
+import type { Database } from '../../db/schema.ts';
+import { ledgerTransaction } from '../../ledger/credit.ts';
+import type { RelayState } from '../state.ts';
+
+/** The charge a failed task gives back: the same amount to the same user, token and channel counters. */
+export interface TaskRefund {
+  userId: number;
+  tokenId: number;
+  channelId: number;
+  quota: number;
+  model: string;
+  group: string;
+  taskId: string;
+  reason: string;
+}
+
+/**
+ * Finishes a task exactly once. `claim` moves the task's row to its final state inside a transaction and says
+ * whether this call did it: a conditional UPDATE (`... WHERE status is not final`), so of any number of callers
+ * racing on any number of instances (the task loop, a client's fetch, a notify callback) exactly one wins.
+ * When the winner's final state is a failure, `refund` reverses the charge in the same transaction: the user's
+ * quota and the token's remaining quota grow by the charge, their used quota and the channel's shrink by it, and
+ * a consume log row with the negated quota keeps the log's sum equal to the used quota. A crash cannot separate
+ * the final state from its refund. Returns whether this call won.
+ */
+export async function finishTaskOnce(
+  state: RelayState,
+  claim: (trx: Transaction<Database>) => Promise<boolean>,
+  refund: TaskRefund | null,
+): Promise<boolean> {
+  const { ctx } = state;
+  let won = false;
+  const give = refund && refund.quota > 0 ? refund : null;
+  // The charge may still wait in the writer's queue: written first, the log reads charge then refund.
+  if (give) await state.writer.flush();
+  await ledgerTransaction(ctx, async (tx) => {
+    won = await claim(tx.trx);
+    if (!won || !give) return;
+    const q = give.quota;
+    await tx.trx
+      .updateTable('users')
+      .set((eb) => ({ quota: eb('quota', '+', q), used_quota: eb('used_quota', '-', q) }))
+      .where('id', '=', give.userId)
+      .execute();
+    const user = await tx.trx
+      .selectFrom('users')
+      .select(['username'])
+      .where('id', '=', give.userId)
+      .executeTakeFirst();
+    let tokenName = '';
+    if (give.tokenId > 0) {
+      await tx.trx
+        .updateTable('tokens')
+        .set((eb) => ({ remain_quota: eb('remain_quota', '+', q), used_quota: eb('used_quota', '-', q) }))
+        .where('id', '=', give.tokenId)
+        .execute();
+      const token = await tx.trx
+        .selectFrom('tokens')
+        .select(['name'])
+        .where('id', '=', give.tokenId)
+        .executeTakeFirst();
+      tokenName = token?.name ?? '';
+    }
+    if (give.channelId > 0)
+      await tx.trx
+        .updateTable('channels')
+        .set((eb) => ({ used_quota: eb('used_quota', '-', q) }))
+        .where('id', '=', give.channelId)
+        .execute();
+    const log: Insertable<Database['logs']> = {
+      user_id: give.userId,
+      created_at: Math.floor(Date.now() / 1000),
+      type: LogType.Consume,
+      content: `任务 ${give.taskId} 失败，退还 ${q}（${give.reason}）`,
+      username: user?.username ?? '',
+      token_name: tokenName,
+      token_id: give.tokenId,
+      model_name: give.model,
+      quota: -q,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      use_time: 0,
+      first_time: 0,
+      is_stream: 0,
+      channel_id: give.channelId,
+      group: give.group,
+      ip: '',
+      request_id: '',
+      other: JSON.stringify({ task_id: give.taskId, refund: true, reason: give.reason }),
+    };
+    if (ctx.logDb === ctx.db) await tx.trx.insertInto('logs').values(log).execute();
+    else tx.pendingLogs.push(log);
+    // The user is announced by the ledger after the commit; the token below.
+    tx.touched.add(give.userId);
+  });
+  if (won && give) {
+    state.ledger.reloadShared(`user:${give.userId}`);
+    if (give.tokenId > 0) {
+      ctx.bus.publish(`token:${give.tokenId}`);
+      state.ledger.reloadShared(`token:${give.tokenId}`);
+    }
+  }
+  return won;
+}
