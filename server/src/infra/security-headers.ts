@@ -11,6 +11,8 @@ const CSP = [
   "script-src 'self' https://challenges.cloudflare.com https://telegram.org",
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data: blob: https:",
+  // The task log plays generated songs where the upstream keeps them (Suno's CDN).
+  "media-src 'self' blob: https:",
   "font-src 'self' data:",
   "connect-src 'self'",
   'frame-src https:',

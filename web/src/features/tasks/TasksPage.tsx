@@ -7,6 +7,7 @@ import { api } from '../../api/client.ts';
 import { ChannelTag, DurationTag } from '../../shared/ChannelTag.tsx';
 import { useSession } from '../../shared/session.ts';
 import { TimeText } from '../../shared/TimeText.tsx';
+import { TaskResult } from './TaskResult.tsx';
 
 interface Task {
   id: number;
@@ -19,6 +20,8 @@ interface Task {
   task_id: string;
   status: string;
   fail_reason: string;
+  /** The upstream's task data as JSON text (song clips, or lyrics). */
+  data: string;
   [key: string]: unknown;
 }
 
@@ -32,6 +35,16 @@ const STATUS_COLOR: Record<string, string> = {
   NOT_START: 'default',
   UNKNOWN: 'default',
 };
+
+/** The task's data as JSON for the detail modal (the raw text when it is not JSON). */
+function detailData(task: Task): unknown {
+  if (!task.data) return null;
+  try {
+    return JSON.parse(task.data);
+  } catch {
+    return task.data;
+  }
+}
 
 /** Task log (/task, spec 002 §2): asynchronous tasks such as Suno, times in seconds, default window from today. */
 export default function TasksPage() {
@@ -170,7 +183,13 @@ export default function TasksPage() {
             title: t('task.taskId'),
             dataIndex: 'task_id',
             render: (v: string, r) => (
-              <Typography.Link onClick={() => setDetail(r)} title={t('task.showDetail')}>
+              // Upstream ids are long UUIDs: cut to the column, whole in the tooltip and the detail.
+              <Typography.Link
+                onClick={() => setDetail(r)}
+                title={`${v} · ${t('task.showDetail')}`}
+                ellipsis
+                style={{ maxWidth: 160 }}
+              >
                 {v}
               </Typography.Link>
             ),
@@ -184,7 +203,23 @@ export default function TasksPage() {
               </Tag>
             ),
           },
-          { title: t('task.failReason'), dataIndex: 'fail_reason', render: (v: string) => v || '-' },
+          {
+            title: t('task.result'),
+            key: 'result',
+            render: (_, r) => <TaskResult data={r.data} taskId={r.task_id} />,
+          },
+          {
+            title: t('task.failReason'),
+            dataIndex: 'fail_reason',
+            render: (v: string) =>
+              v ? (
+                <Typography.Text type="danger" ellipsis={{ tooltip: v }} style={{ maxWidth: 240 }}>
+                  {v}
+                </Typography.Text>
+              ) : (
+                '-'
+              ),
+          },
         ]}
       />
       <Modal
@@ -195,7 +230,7 @@ export default function TasksPage() {
         width={800}
       >
         <pre style={{ maxHeight: 400, overflow: 'auto', whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
-          {detail ? JSON.stringify(detail, null, 2) : ''}
+          {detail ? JSON.stringify({ ...detail, data: detailData(detail) }, null, 2) : ''}
         </pre>
       </Modal>
     </Card>
