@@ -1,0 +1,157 @@
+import { Role } from '@modelgate/shared';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { type AppContext, createContext } from '../src/context.ts';
+import { relayState } from '../src/relay/state.ts';
+import { ConsoleClient, loginAs } from './support/console-client.ts';
+import { DATABASES, REDIS_URL, redisUp as redisAvailable } from './support/databases.ts';
+import { type FlakyUpstream, startFlakyUpstream } from './support/mock-flaky.ts';
+import { seedChannel, seedToken, seedUser } from './support/relay-seed.ts';
+import type { TestServer } from './support/server.ts';
+
+/**
+ * Circuit breaker state shared through Redis: a channel one instance takes out of rotation is out on every
+ * instance (and on one that starts later), and when probes on another instance bring it back, the first
+ * follows. Two or three gateways on one database (PostgreSQL when reachable) and one Redis.
+ */
+const redisUp = await redisAvailable();
+const engine = DATABASES.find((d) => d.name === 'postgres' && d.available) ?? DATABASES[0];
+const MODEL = 'gpt-4o-mini';
+
+const until = async (what: string, check: () => Promise<boolean> | boolean, ms = 5000) => {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+};
+
+describe.skipIf(!redisUp)(`circuit breakers shared through Redis (${engine.name})`, () => {
+  let mock: FlakyUpstream;
+  let made: Awaited<ReturnType<typeof engine.create>>;
+  const nodes: Array<TestServer & { admin: ConsoleClient }> = [];
+
+  async function startNode(master: boolean) {
+    const config = loadConfig({
+      SQL_DSN: made.dsn,
+      SQLITE_PATH: made.sqlitePath,
+      SESSION_SECRET: 'test-session-secret',
+      REDIS_CONN_STRING: REDIS_URL,
+      BATCH_UPDATE_INTERVAL: '0.2',
+      LOG_LEVEL: 'silent',
+      GLOBAL_API_RATE_LIMIT_ENABLE: 'false',
+      GLOBAL_WEB_RATE_LIMIT_ENABLE: 'false',
+      CRITICAL_RATE_LIMIT: '100000',
+      NODE_TYPE: master ? 'master' : 'slave',
+    });
+    const ctx: AppContext = await createContext(config, pino({ level: 'silent' }));
+    const app = await buildApp(ctx);
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const addr = app.server.address();
+    const port = typeof addr === 'object' && addr ? addr.port : 0;
+    const node = {
+      url: `http://127.0.0.1:${port}`,
+      app,
+      ctx,
+      close: async () => {
+        await app.close();
+        await ctx.close();
+      },
+    } as TestServer & { admin: ConsoleClient };
+    nodes.push(node);
+    return node;
+  }
+
+  const ask = (node: TestServer, apiKey: string) =>
+    fetch(`${node.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }),
+    }).then(async (r) => {
+      await r.arrayBuffer();
+      return r.status;
+    });
+  async function sequential(node: TestServer, apiKey: string, n: number) {
+    const out: number[] = [];
+    for (let i = 0; i < n; i++) out.push(await ask(node, apiKey));
+    return out;
+  }
+  /** The breaker of a channel as an instance's console list shows it. */
+  async function circuitOn(node: TestServer & { admin: ConsoleClient }, id: number) {
+    const r = await node.admin.get('/api/channel/?p=0&page_size=100');
+    expect(r.success, r.message).toBe(true);
+    return r.data.find((c: { id: number }) => c.id === id)?.circuit;
+  }
+
+  beforeAll(async () => {
+    mock = await startFlakyUpstream();
+    made = await engine.create();
+    const first = await startNode(true);
+    first.admin = await loginAs(first, { username: 'admin', role: Role.Admin });
+    const second = await startNode(false);
+    second.admin = new ConsoleClient(second.url);
+    expect((await second.admin.login('admin', 'password123')).success).toBe(true);
+    for (const [key, value] of [
+      ['RetryTimes', '1'],
+      ['CircuitBreakerMinRequests', '10'],
+      ['CircuitBreakerErrorRate', '0.5'],
+      ['CircuitBreakerCooldownSeconds', '3'],
+      ['CircuitBreakerProbeRequests', '2'],
+    ])
+      expect((await first.admin.put('/api/option/', { key, value })).success).toBe(true);
+    await until(
+      'the options on the second instance',
+      () => second.ctx.options.get('CircuitBreakerProbeRequests') === '2',
+    );
+  });
+  afterAll(async () => {
+    for (const n of nodes) await n.close();
+    await made?.drop();
+    await mock?.close();
+  });
+
+  it('one instance opens the breaker, the others (and a later one) keep the channel out; probes elsewhere close it everywhere', async () => {
+    const [a, b] = nodes;
+    mock.set('sk-flaky', { failShare: 0.5 });
+    await seedChannel(a.ctx, { baseUrl: mock.url, key: 'sk-good', models: [MODEL] });
+    const flaky = await seedChannel(a.ctx, { baseUrl: mock.url, key: 'sk-flaky', models: [MODEL] });
+    await relayState(b.ctx).channels.reload();
+    const user = await seedUser(a.ctx, { quota: 1e12 });
+    const { apiKey } = await seedToken(a.ctx, { userId: user.id, unlimited: true });
+
+    // Only instance A sees the failures.
+    expect((await sequential(a, apiKey, 60)).every((s) => s === 200)).toBe(true);
+    const open = await circuitOn(a, flaky.id);
+    expect(open?.state).toBe('open');
+    await until('instance B to follow', async () => (await circuitOn(b, flaky.id))?.state === 'open');
+    expect((await circuitOn(b, flaky.id)).until).toBe(open.until);
+
+    // B never tried the channel, yet keeps it out of rotation.
+    const seen = mock.count('sk-flaky');
+    expect((await sequential(b, apiKey, 40)).every((s) => s === 200)).toBe(true);
+    expect(Date.now() / 1000).toBeLessThan(open.until);
+    expect(mock.count('sk-flaky')).toBe(seen);
+
+    // An instance that starts now reads the open breaker from Redis.
+    const c = await startNode(false);
+    c.admin = new ConsoleClient(c.url);
+    expect((await c.admin.login('admin', 'password123')).success).toBe(true);
+    await until(
+      'the new instance to load the state',
+      async () => (await circuitOn(c, flaky.id))?.state === 'open',
+    );
+
+    // Recovered upstream: B's probes pass after the cool-down and A follows without probing itself.
+    mock.set('sk-flaky', { failShare: 0 });
+    await new Promise((r) => setTimeout(r, open.until * 1000 - Date.now() + 50));
+    expect((await sequential(b, apiKey, 30)).every((s) => s === 200)).toBe(true);
+    expect(await circuitOn(b, flaky.id)).toBeUndefined();
+    await until('instance A to close it', async () => (await circuitOn(a, flaky.id)) === undefined);
+    await until('instance C to close it', async () => (await circuitOn(c, flaky.id)) === undefined);
+    const back = mock.count('sk-flaky');
+    expect((await sequential(a, apiKey, 40)).every((s) => s === 200)).toBe(true);
+    expect(mock.count('sk-flaky') - back).toBeGreaterThan(8);
+  });
+});
