@@ -1,0 +1,80 @@
+import type { AppContext } from '../../context.ts';
+import { DEFAULT_PACE, type PurgePace, type PurgeSource, purgeInBatches } from './purge.ts';
+import { expiredLogs, finishedTasks } from './targets.ts';
+
+const DAY = 86_400;
+const HOUR = 3600;
+/** The first run waits ten minutes after start (a restarting fleet does not purge at once), then hourly. */
+const FIRST_RUN_MS = 600_000;
+const EVERY_MS = 3_600_000;
+
+/**
+ * The oldest time still kept, in unix seconds: whole hours, so the hour the dashboard export may rebuild next
+ * is either complete in the log or gone from it entirely (modules/data/export.ts keeps older buckets).
+ */
+export function retentionCutoff(nowSec: number, days: number): number {
+  const t = nowSec - days * DAY;
+  return t - (t % HOUR);
+}
+
+export interface RetentionResult {
+  logs: number;
+  midjourneys: number;
+  tasks: number;
+}
+
+/**
+ * One pass: usage logs older than LogRetentionDays and finished tasks older than TaskRetentionDays (0 = keep
+ * forever) are deleted in paced batches. The hourly `quota_data` buckets are left alone.
+ */
+export async function runRetention(
+  ctx: AppContext,
+  opts: { nowSec?: number; stopped?: () => boolean; pace?: PurgePace } = {},
+): Promise<RetentionResult> {
+  const now = opts.nowSec ?? Math.floor(Date.now() / 1000);
+  const stopped = opts.stopped ?? (() => false);
+  const pace = opts.pace ?? DEFAULT_PACE;
+  const logDays = ctx.options.int('LogRetentionDays');
+  const taskDays = ctx.options.int('TaskRetentionDays');
+  const result: RetentionResult = { logs: 0, midjourneys: 0, tasks: 0 };
+  const purge = async (name: keyof RetentionResult, source: PurgeSource) => {
+    const started = performance.now();
+    result[name] = await purgeInBatches(source, stopped, pace);
+    if (result[name] > 0)
+      ctx.log.info(
+        { table: name, deleted: result[name], ms: Math.round(performance.now() - started) },
+        'retention: expired rows deleted',
+      );
+  };
+  if (logDays > 0) await purge('logs', expiredLogs(ctx.logDb, retentionCutoff(now, logDays)));
+  if (taskDays > 0) {
+    const cutoff = retentionCutoff(now, taskDays);
+    await purge('midjourneys', finishedTasks(ctx.db, 'midjourneys', cutoff * 1000));
+    await purge('tasks', finishedTasks(ctx.db, 'tasks', cutoff));
+  }
+  return result;
+}
+
+/** Runs the retention pass on the master node ten minutes after start and then hourly; stopped at shutdown. */
+export function startRetentionJob(ctx: AppContext): void {
+  if (ctx.config.nodeType !== 'master') return;
+  let stopped = false;
+  let running: Promise<unknown> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  const schedule = (ms: number) => {
+    if (stopped) return;
+    timer = setTimeout(tick, ms);
+    timer.unref();
+  };
+  const tick = () => {
+    running = runRetention(ctx, { stopped: () => stopped })
+      .catch((err) => ctx.log.error({ err }, 'retention pass failed'))
+      .finally(() => schedule(EVERY_MS));
+  };
+  schedule(FIRST_RUN_MS);
+  ctx.onClose(async () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+    await running; // ends after the batch in progress
+  });
+}

@@ -1,0 +1,54 @@
+/**
+ * How a purge paces itself. Each batch is one short statement pair (select the ids, delete them), sized so it
+ * takes about `budgetMs`; then the purge rests `restFactor` times as long as the batch took (at least
+ * `minRestMs`), so the relay's log writer and console pages always get the database, and on SQLite (whose
+ * driver runs queries on the main thread) the event loop, between batches.
+ */
+export interface PurgePace {
+  firstBatch: number;
+  minBatch: number;
+  maxBatch: number;
+  budgetMs: number;
+  restFactor: number;
+  minRestMs: number;
+}
+
+export const DEFAULT_PACE: PurgePace = {
+  firstBatch: 500,
+  minBatch: 50,
+  maxBatch: 2000,
+  budgetMs: 20,
+  restFactor: 3,
+  minRestMs: 50,
+};
+
+export interface PurgeSource {
+  /** Ids of up to `limit` expired rows, oldest first. */
+  nextIds(limit: number): Promise<number[]>;
+  remove(ids: number[]): Promise<unknown>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Deletes expired rows batch by batch until none is left or `stopped()` says so; returns how many went. */
+export async function purgeInBatches(
+  source: PurgeSource,
+  stopped: () => boolean,
+  pace: PurgePace = DEFAULT_PACE,
+): Promise<number> {
+  let batch = pace.firstBatch;
+  let deleted = 0;
+  while (!stopped()) {
+    const started = performance.now();
+    const ids = await source.nextIds(batch);
+    if (ids.length > 0) await source.remove(ids);
+    deleted += ids.length;
+    if (ids.length < batch) break;
+    const took = performance.now() - started;
+    // Aim the next batch at the time budget: halve when over it, grow when well under it.
+    if (took > pace.budgetMs) batch = Math.max(pace.minBatch, Math.floor(batch / 2));
+    else if (took < pace.budgetMs / 2) batch = Math.min(pace.maxBatch, batch * 2);
+    await sleep(Math.max(pace.minRestMs, took * pace.restFactor));
+  }
+  return deleted;
+}
