@@ -1,7 +1,8 @@
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { Pool } from 'undici';
 import { buildServer, SERVER_ENV, SERVER_NODE_FLAGS } from '../scripts/server-runtime.mjs';
+import { load as loadFor, SCENARIOS, type Scenario } from './load.ts';
+import { measureStartMemory, summary } from './start-memory.ts';
 
 /**
  * Relay benchmark (`npm run bench`): a fast local upstream (OpenAI chat and Anthropic Messages), then the same
@@ -10,7 +11,8 @@ import { buildServer, SERVER_ENV, SERVER_NODE_FLAGS } from '../scripts/server-ru
  * Anthropic in and out, and Anthropic in with OpenAI out (converted both ways), plain and streamed, at 1, 16
  * and 64 connections. Loopback only; each run is bounded in requests and seconds. Prints requests/s, latency
  * p50 and what the gateway adds over the bare proxy, time to first byte for streams, CPU time per request of
- * both (process.cpuUsage in their own processes), the gateway's peak RSS, and the ratios the targets use.
+ * both (process.cpuUsage in their own processes), the gateway's peak RSS, and the ratios the targets use;
+ * then the peak memory of the whole `npm start` process group under load.
  */
 const CONNECTIONS = [1, 16, 64];
 const MAX_REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
@@ -58,74 +60,8 @@ const ask = <T>(child: ChildProcess, cmd: string): Promise<T> =>
     child.send({ cmd });
   });
 
-interface Result {
-  requests: number;
-  seconds: number;
-  latencies: number[];
-  ttfb: number[];
-  errors: number;
-}
-
-interface Scenario {
-  name: string;
-  path: string;
-  model: string;
-  anthropic: boolean;
-}
-
-/** OpenAI in and out; Anthropic in and out; Anthropic in, OpenAI out (the gateway converts both ways). */
-const SCENARIOS: Scenario[] = [
-  { name: 'openai', path: '/v1/chat/completions', model: 'gpt-4o-mini', anthropic: false },
-  { name: 'anthropic', path: '/v1/messages', model: 'claude-bench', anthropic: true },
-  { name: 'anthropic>openai', path: '/v1/messages', model: 'gpt-4o-mini', anthropic: true },
-];
-
-async function load(
-  origin: string,
-  key: string,
-  sc: Scenario,
-  stream: boolean,
-  connections: number,
-  max: number,
-): Promise<Result> {
-  const pool = new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 60_000 });
-  const body = JSON.stringify({
-    model: sc.model,
-    stream,
-    max_tokens: 64,
-    messages: [{ role: 'user', content: 'Hello there, how are you?' }],
-  });
-  const headers: Record<string, string> = sc.anthropic
-    ? { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }
-    : { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  const latencies: number[] = [];
-  const ttfb: number[] = [];
-  let sent = 0;
-  let errors = 0;
-  const deadline = performance.now() + MAX_SECONDS * 1000;
-  const started = performance.now();
-  const worker = async () => {
-    while (sent < max && performance.now() < deadline) {
-      sent++;
-      const t0 = performance.now();
-      try {
-        const res = await pool.request({ path: sc.path, method: 'POST', headers, body });
-        let first = 0;
-        for await (const _ of res.body) if (!first) first = performance.now();
-        if (res.statusCode !== 200) errors++;
-        const t1 = performance.now();
-        latencies.push(t1 - t0);
-        if (stream) ttfb.push((first || t1) - t0);
-      } catch {
-        errors++;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: connections }, worker));
-  const seconds = (performance.now() - started) / 1000;
-  await pool.close();
-  return { requests: latencies.length, seconds, latencies, ttfb, errors };
-}
+const load = (origin: string, key: string, sc: Scenario, stream: boolean, connections: number, max: number) =>
+  loadFor(origin, key, sc, stream, connections, max, MAX_SECONDS);
 
 const pct = (xs: number[], p: number) => {
   if (!xs.length) return 0;
@@ -254,5 +190,12 @@ for (const mode of ['json', 'stream']) {
     console.log(
       `  conversion (${mode}): anthropic>openai uses ${(mean(conv.cpu) / mean(same.cpu)).toFixed(2)}x the CPU of openai>openai, each over its bare proxy (<= 1.3; raw ${(mean(conv.gwCpu) / mean(same.gwCpu)).toFixed(2)}x)`,
     );
+}
+
+// `npm start` as operators run it (npm and the server in one process group), under the same kinds of requests
+// at 16 and 64 connections: the group's peak memory (bench/start-memory.ts). BENCH_START_MEMORY=0 skips it.
+if (process.env.BENCH_START_MEMORY !== '0') {
+  console.log('');
+  console.log(summary(await measureStartMemory({ requests: 2000 })));
 }
 process.exit(0);

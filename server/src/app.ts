@@ -13,21 +13,31 @@ import Fastify, {
 import type { AppContext } from './context.ts';
 import { friendlyClientError } from './infra/client-error.ts';
 import { ApiError, fail } from './infra/envelope.ts';
+import { createProbes, PROBE_PATHS } from './infra/health/probes.ts';
+import { createReadiness } from './infra/health/readiness.ts';
+import { METRICS_PATH, registerMetricsRoute } from './infra/metrics/route.ts';
 import { globalApiRateLimit, globalWebRateLimit } from './infra/rate-limit.ts';
 import { newRequestId, REQUEST_ID_HEADER } from './infra/request-id.ts';
 import { setSecurityHeaders } from './infra/security-headers.ts';
 import { FEATURES } from './modules/index.ts';
 import { createLane } from './relay/lane/lane.ts';
 import { RELAY_PREFIXES, registerRelay } from './relay/routes.ts';
+import { pendingCaches, relayState } from './relay/state.ts';
+
+/** Operations endpoints: never rate limited, never the console's headers or page. */
+const OPS_PATHS = new Set([METRICS_PATH, ...PROBE_PATHS]);
 
 /** Builds the HTTP server: the console API under /api, the relay, and the built web app with SPA fallback. */
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // The relay's main JSON endpoints bypass Fastify's request lifecycle (relay/lane); the rest goes to Fastify.
   const lane = createLane(ctx);
+  // Health probes too: they answer while Fastify is closing (/readyz then says so).
+  const readiness = createReadiness(ctx, () => pendingCaches(relayState(ctx)));
+  const probes = createProbes(readiness);
   const app = Fastify({
     serverFactory: (handler, opts) => {
       const server = createServer((req, res) => {
-        if (!lane.take(req, res)) handler(req, res);
+        if (!lane.take(req, res) && !probes.take(req, res)) handler(req, res);
       });
       server.keepAliveTimeout = Number(opts.keepAliveTimeout ?? 72_000);
       server.requestTimeout = Number(opts.requestTimeout ?? 0);
@@ -56,6 +66,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   const isConsolePage = (path: string) =>
     path !== '/api' &&
+    !OPS_PATHS.has(path) &&
     !path.startsWith('/api/') &&
     !RELAY_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`));
   app.addHook('onRequest', globalWebRateLimit(ctx, isConsolePage));
@@ -89,8 +100,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   );
 
   await registerRelay(app, ctx, lane);
+  registerMetricsRoute(app, ctx);
   app.addHook('preClose', (done) => {
     lane.close();
+    readiness.stop();
     done();
   });
 

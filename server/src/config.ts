@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { allowListLines, invalidAllowEntries } from './infra/ip-allow.ts';
 
 /** Every environment variable the server reads, in one place. The README lists them with these defaults. */
 export interface Config {
@@ -17,6 +18,12 @@ export interface Config {
   channelTestFrequencyMin: number;
   channelUpdateFrequencyMin: number;
   batchUpdateIntervalSec: number;
+  /** Whether the master polls unfinished asynchronous tasks (Midjourney, Suno) upstream. */
+  updateTask: boolean;
+  /** Seconds between two rounds of the task loop. */
+  taskPollIntervalSec: number;
+  /** Minutes after its submit when an unfinished task is given up as failed (and refunded). */
+  taskTimeoutMin: number;
   globalApiRateLimit: { enabled: boolean; count: number; durationSec: number };
   globalWebRateLimit: { enabled: boolean; count: number; durationSec: number };
   criticalRateLimit: { count: number; durationSec: number };
@@ -25,6 +32,10 @@ export interface Config {
   shutdownTimeoutSec: number;
   /** Proxies whose X-Forwarded-For is believed (addresses, CIDRs, or loopback/linklocal/uniquelocal). */
   trustedProxies: string[];
+  /** Bearer token a Prometheus scrape of /metrics must send (METRICS_TOKEN); empty = no token asked. */
+  metricsToken: string;
+  /** Addresses and CIDR ranges allowed to scrape /metrics (METRICS_ALLOW); /metrics is off when both are empty. */
+  metricsAllow: string[];
   logLevel: string;
   webDist: string;
   debug: boolean;
@@ -43,6 +54,13 @@ const bool = (env: Env, name: string, fallback: boolean): boolean => {
   const raw = env[name]?.trim().toLowerCase();
   if (!raw) return fallback;
   return raw === 'true' || raw === '1' || raw === 'yes';
+};
+
+const addressList = (env: Env, name: string): string[] => {
+  const bad = invalidAllowEntries(env[name]);
+  if (bad.length)
+    throw new Error(`${name} must list IP addresses or CIDR ranges; not valid: ${bad.join(', ')}`);
+  return allowListLines(env[name]);
 };
 
 export function loadConfig(env: Env = process.env): Config {
@@ -66,6 +84,9 @@ export function loadConfig(env: Env = process.env): Config {
     channelTestFrequencyMin: int(env, 'CHANNEL_TEST_FREQUENCY', 0),
     channelUpdateFrequencyMin: int(env, 'CHANNEL_UPDATE_FREQUENCY', 0),
     batchUpdateIntervalSec: int(env, 'BATCH_UPDATE_INTERVAL', 1),
+    updateTask: bool(env, 'UPDATE_TASK', true),
+    taskPollIntervalSec: int(env, 'TASK_POLL_INTERVAL', 15),
+    taskTimeoutMin: int(env, 'TASK_TIMEOUT_MINUTES', 60),
     globalApiRateLimit: {
       enabled: bool(env, 'GLOBAL_API_RATE_LIMIT_ENABLE', true),
       count: int(env, 'GLOBAL_API_RATE_LIMIT', 180),
@@ -86,6 +107,8 @@ export function loadConfig(env: Env = process.env): Config {
       .split(',')
       .map((p) => p.trim())
       .filter(Boolean),
+    metricsToken: env.METRICS_TOKEN?.trim() ?? '',
+    metricsAllow: addressList(env, 'METRICS_ALLOW'),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     webDist: env.WEB_DIST?.trim() || new URL('../../web/dist', import.meta.url).pathname,
     debug: bool(env, 'DEBUG', false),

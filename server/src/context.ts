@@ -3,6 +3,7 @@ import pino, { type Logger } from 'pino';
 import type { Config } from './config.ts';
 import { type Db, migrate, openDatabase } from './db/index.ts';
 import { type Bus, createBus } from './infra/bus.ts';
+import type { Metrics } from './infra/metrics/metrics.ts';
 import { createRevokedSessions, type RevokedSessions } from './modules/auth/revoked-sessions.ts';
 import { createOptionStore, type OptionStore } from './modules/options/store.ts';
 import { createUserCache, type UserCache } from './modules/users/cache.ts';
@@ -24,6 +25,8 @@ export interface AppContext {
   /** Session ids ended by logout (checked on every console request). */
   sessions: RevokedSessions;
   redis?: Redis;
+  /** Prometheus metrics, present only when /metrics is enabled (METRICS_TOKEN or METRICS_ALLOW). */
+  metrics?: Metrics;
   /** Runs at shutdown, in reverse order of registration, before the databases close. */
   onClose(hook: () => Promise<void> | void): void;
   close(): Promise<void>;
@@ -50,6 +53,11 @@ export async function createContext(config: Config, log?: Logger): Promise<AppCo
   const bus = createBus(redis && redisSub ? { pub: redis, sub: redisSub } : undefined);
   const options = await createOptionStore(db, bus);
   const sessions = await createRevokedSessions(db, bus, config.syncFrequencySec);
+  // Loaded only when enabled: with metrics off, prom-client is not even in memory.
+  const metrics =
+    config.metricsToken || config.metricsAllow.length
+      ? new (await import('./infra/metrics/metrics.ts')).Metrics()
+      : undefined;
   const hooks: Array<() => Promise<void> | void> = [];
   let closed = false;
   return {
@@ -62,6 +70,7 @@ export async function createContext(config: Config, log?: Logger): Promise<AppCo
     users: createUserCache(db, bus, { ttlMs: config.syncFrequencySec * 1000 }),
     sessions,
     redis,
+    metrics,
     onClose: (hook) => hooks.push(hook),
     async close() {
       if (closed) return;

@@ -1,6 +1,7 @@
 import { ChannelStatus, Role } from '@modelgate/shared';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { relayState } from '../src/relay/state.ts';
 import { type ConsoleClient, loginAs } from './support/console-client.ts';
 import { DATABASES } from './support/databases.ts';
 import { type MockUpstream, startMockUpstream } from './support/mock-upstream.ts';
@@ -43,7 +44,10 @@ for (const engine of DATABASES) {
       });
       expect(r.success, r.message).toBe(true);
       expect(r.data.ids).toHaveLength(1);
-      return r.data.ids[0];
+      const id = r.data.ids[0];
+      // The relay reloads its channels when the console announces the change: wait for that reload.
+      await expect.poll(() => relayState(server.ctx).channels.get(id) !== undefined).toBe(true);
+      return id;
     }
 
     beforeAll(async () => {

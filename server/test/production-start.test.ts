@@ -1,10 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { groupProcesses } from '../../bench/process-group.ts';
+import { SERVER_ENV, SERVER_NODE_FLAGS } from '../../scripts/server-runtime.mjs';
 import { ConsoleClient } from './support/console-client.ts';
 import { type MockUpstream, startMockUpstream } from './support/mock-upstream.ts';
 import { freePort, waitForGateway } from './support/spawned.ts';
@@ -13,8 +15,9 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
  * `npm start` as an operator runs it: the server bundled by esbuild and run with plain node and the production
- * flags (every other test runs the TypeScript through a loader). Set up through the console API, then the
- * official client through the relay's fast lane, plain and streamed; the console page; a clean SIGTERM.
+ * flags, in the one process npm starts (every other test runs the TypeScript through a loader). Set up through
+ * the console API, then the official client through the relay's fast lane, plain and streamed; the console
+ * page; a clean SIGTERM sent to npm.
  */
 describe('production start (npm start)', () => {
   let proc: ChildProcess;
@@ -26,8 +29,10 @@ describe('production start (npm start)', () => {
     mock = await startMockUpstream();
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
-    proc = spawn(process.execPath, ['scripts/start.mjs'], {
+    // In a process group of its own, so the test sees npm and everything it started.
+    proc = spawn('npm', ['start'], {
       cwd: ROOT,
+      detached: true,
       env: {
         ...process.env,
         PORT: String(port),
@@ -43,8 +48,23 @@ describe('production start (npm start)', () => {
     await waitForGateway(url, proc, () => output);
   }, 60_000);
   afterAll(async () => {
-    if (proc && proc.exitCode === null) proc.kill('SIGKILL');
+    if (proc?.pid && proc.exitCode === null) process.kill(-proc.pid, 'SIGKILL');
     await mock?.close();
+  });
+
+  it('runs the server as the only node process besides npm, with the production flags and environment', () => {
+    const procs = groupProcesses(proc.pid as number);
+    const node = procs.filter((p) => p.exe === 'node');
+    expect(node.map((p) => p.pid)).toHaveLength(2);
+    const npm = node.find((p) => p.pid === proc.pid);
+    expect(npm?.cmdline).toMatch(/^npm start/);
+    const server = node.find((p) => p.pid !== proc.pid);
+    expect(server?.cmdline).toContain('scripts/start.mjs');
+    for (const flag of SERVER_NODE_FLAGS) expect(server?.cmdline.split(' ')).toContain(flag);
+    // npm's shell replaced itself with node, and no builder is left running.
+    expect(procs.map((p) => p.exe).sort()).toEqual(['node', 'node']);
+    const environ = readFileSync(`/proc/${server?.pid}/environ`, 'utf8').split('\0');
+    for (const [k, v] of Object.entries(SERVER_ENV)) expect(environ).toContain(`${k}=${v}`);
   });
 
   it('serves the console and relays through the bundled server', async () => {
@@ -91,7 +111,7 @@ describe('production start (npm start)', () => {
     expect(streamed.length).toBeGreaterThan(20);
   });
 
-  it('stops cleanly on SIGTERM', async () => {
+  it('stops cleanly on SIGTERM to npm', async () => {
     const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
     proc.kill('SIGTERM');
     expect(await exited).toBe(0);

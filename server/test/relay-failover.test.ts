@@ -251,5 +251,11 @@ describe('relay: routing and failover', () => {
     const unknown = await ask('nobody-serves-this').catch((e) => e);
     expect(unknown.status).toBe(404);
     expect(unknown.code).toBe('model_not_found');
+    // Names of built-in object properties are models like any other: unknown here.
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      const e = await ask(name).catch((err) => err);
+      expect(e.status, name).toBe(404);
+      expect(e.code, name).toBe('model_not_found');
+    }
   });
 });

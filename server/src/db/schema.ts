@@ -159,6 +159,15 @@ export interface MidjourneysTable {
   quota: number;
   buttons: string;
   properties: string;
+  /** The token charged at submit (0 for none): a refund goes back to it too. */
+  token_id: Generated<number>;
+  /** The group whose ratio priced the charge. */
+  group: Generated<string>;
+  /** Unix milliseconds of the last refresh from the upstream. */
+  updated_at: Generated<number>;
+  /** The client's notifyHook, called with every change when MjNotifyEnabled is on. */
+  notify_hook: string | null;
+  video_url: string | null;
 }
 
 export interface TasksTable {
@@ -179,6 +188,10 @@ export interface TasksTable {
   progress: string;
   properties: string;
   data: string;
+  /** The token charged at submit (0 for none): a refund goes back to it too. */
+  token_id: Generated<number>;
+  /** The group whose ratio priced the charge. */
+  group: Generated<string>;
 }
 
 export interface TopUpsTable {

@@ -38,6 +38,7 @@ export class LedgerWriter {
     const every = Math.max(0.05, ctx.config.batchUpdateIntervalSec) * 1000;
     this.timer = setInterval(() => void this.flush(), every);
     this.timer.unref();
+    ctx.metrics?.watchLedgerQueue(() => this.queue.length);
     ctx.onClose(async () => {
       clearInterval(this.timer);
       await this.flush();
@@ -71,14 +72,18 @@ export class LedgerWriter {
     this.queue = [];
     this.epoch++;
     this.busy = true;
+    const startedAt = performance.now();
+    let ok = false;
     try {
       await this.write(batch);
+      ok = true;
     } catch (err) {
       this.queue = batch.concat(this.queue);
       throw err;
     } finally {
       this.busy = false;
       this.epoch++;
+      this.ctx.metrics?.ledgerFlushed(performance.now() - startedAt, ok);
     }
     for (const c of batch) {
       // Keep the console's in-memory user snapshot in step without a database read on the hot path.

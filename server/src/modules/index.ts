@@ -12,6 +12,7 @@ import midjourneyFeature from './midjourney/routes.ts';
 import { optionsFeature } from './options/routes.ts';
 import pricingFeature from './pricing/routes.ts';
 import { redemptionsFeature } from './redemptions/routes.ts';
+import retentionFeature from './retention/routes.ts';
 import settingsFeature from './settings/routes.ts';
 import { setupFeature } from './setup/routes.ts';
 import { statusFeature } from './status/routes.ts';
@@ -43,6 +44,7 @@ export const FEATURES: Feature[] = [
   redemptionsFeature,
   topupFeature,
   logsFeature,
+  retentionFeature,
   tokensFeature,
   channelsFeature,
 ];

@@ -4,6 +4,7 @@ import type { TokenEntry } from './cache/tokens.ts';
 import type { UserEntry } from './cache/users.ts';
 import { RelayError } from './errors.ts';
 import type { RelayRequest } from './exchange.ts';
+import { keyFromProtocols } from './realtime/protocols.ts';
 import type { RelayState } from './state.ts';
 
 /** Who is calling: the token (absent on the playground), its owner, the effective group, an admin's pinned channel. */
@@ -23,6 +24,10 @@ const forbidden = (msg: string, code: string) => new RelayError(403, msg, 'inval
 export interface KeySources {
   xApiKey?: boolean;
   google?: boolean;
+  /** Midjourney clients: `mj-api-secret` when Authorization is absent or the placeholder `midjourney-proxy`. */
+  mjSecret?: boolean;
+  /** OpenAI Realtime browser clients: the `openai-insecure-api-key.<key>` WebSocket subprotocol. */
+  subprotocol?: boolean;
 }
 
 function rawKey(req: RelayRequest, sources: KeySources): string {
@@ -33,9 +38,12 @@ function rawKey(req: RelayRequest, sources: KeySources): string {
     const q = (req.query as Record<string, unknown> | undefined)?.key;
     if (typeof q === 'string' && q) return q;
   }
-  const auth = h.authorization;
-  if (typeof auth !== 'string') return '';
-  return auth.replace(/^bearer\s+/i, '').trim();
+  const auth = typeof h.authorization === 'string' ? h.authorization.replace(/^bearer\s+/i, '').trim() : '';
+  const secret = h['mj-api-secret'];
+  if (sources.mjSecret && (!auth || auth === 'midjourney-proxy') && typeof secret === 'string')
+    return secret.replace(/^bearer\s+/i, '').trim();
+  if (sources.subprotocol && !auth) return keyFromProtocols(h['sec-websocket-protocol']);
+  return auth;
 }
 
 /** Groups a user may route through: the UserUsableGroups option plus the user's own group. */

@@ -49,6 +49,12 @@ export function relayFailure(
   return { status, body: errorBody(e, requestId) };
 }
 
+/** The status a thrown error gives the client: its own (RelayError, ApiError, Fastify's errors), else 500. */
+export const failureStatus = (err: unknown): number =>
+  (err as { status?: number } | undefined)?.status ??
+  (err as { statusCode?: number } | undefined)?.statusCode ??
+  500;
+
 export function errorBody(err: RelayError, requestId: string): OpenAIErrorBody {
   return {
     error: {

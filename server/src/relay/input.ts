@@ -31,4 +31,8 @@ export interface Produced {
   usage: Usage;
   firstAt: number;
   note?: string;
+  /** The charge, when the caller priced the usage itself (realtime audio); else the text or image formula's. */
+  quota?: number;
+  /** Extra fields for the log row's `other` (audio counts and ratios). */
+  other?: Record<string, unknown>;
 }

@@ -1,9 +1,10 @@
+import type { RelayMeter } from '../infra/metrics/relay-metrics.ts';
 import type { Caller } from './auth.ts';
 import { holdFor, priceFor } from './billing/charge.ts';
 import { countText } from './billing/tokenizer.ts';
 import type { ChannelEntry } from './cache/channels.ts';
 import { CallAbort } from './call-abort.ts';
-import { RelayError, upstreamError } from './errors.ts';
+import { failureStatus, RelayError, upstreamError } from './errors.ts';
 import type { RelayReply, RelayRequest } from './exchange.ts';
 import { answerInFormats, malformedAnswer, streamInFormats } from './format-attempt.ts';
 import { usageOf } from './formats/openai/answer-usage.ts';
@@ -12,12 +13,12 @@ import { callFor, outgoingFor } from './outgoing.ts';
 import { adapterFor } from './providers/index.ts';
 import { bodyOf } from './providers/response.ts';
 import type { UpstreamResponse } from './providers/types.ts';
+import { outcomeOf, pinnedLease } from './router/router.ts';
 import {
   autoDisable,
   autoDisableKey,
   hasOtherKey,
   mapStatus,
-  pickChannel,
   shouldDisable,
   shouldRetry,
   withKey,
@@ -35,16 +36,50 @@ const CLIENT_GONE = new DOMException('the client closed the request', 'AbortErro
 /**
  * One relay request after authentication: model limits -> price -> hold -> attempts over channels
  * (retries move to other channels, failing keys may disable a channel) -> respond -> settle and log.
+ * Measured when metrics are on.
  */
-export async function runRelay(
+export function runRelay(
   state: RelayState,
   req: RelayRequest,
   reply: RelayReply,
   caller: Caller,
   input: RelayInput,
 ): Promise<void> {
-  const { ctx } = state;
   const startedAt = now();
+  const meter = state.metrics?.start(input.format, input.info.model, startedAt);
+  return meter
+    ? measured(state, req, reply, caller, input, startedAt, meter)
+    : relay(state, req, reply, caller, input, startedAt);
+}
+
+async function measured(
+  state: RelayState,
+  req: RelayRequest,
+  reply: RelayReply,
+  caller: Caller,
+  input: RelayInput,
+  startedAt: number,
+  meter: RelayMeter,
+): Promise<void> {
+  try {
+    await relay(state, req, reply, caller, input, startedAt, meter);
+    meter.end(200);
+  } catch (err) {
+    meter.end(failureStatus(err));
+    throw err;
+  }
+}
+
+async function relay(
+  state: RelayState,
+  req: RelayRequest,
+  reply: RelayReply,
+  caller: Caller,
+  input: RelayInput,
+  startedAt: number,
+  meter?: RelayMeter,
+): Promise<void> {
+  const { ctx } = state;
   const { info, mode } = input;
   const model = info.model;
   if (!caller.pinned && caller.token?.modelLimits && !caller.token.modelLimits.has(model)) {
@@ -105,18 +140,28 @@ export async function runRelay(
   let lastFailed: number | undefined;
   try {
     for (let attempt = 0; attempt <= retries; attempt++) {
-      const picked = caller.pinned ?? pickChannel(tiers, tried, lastFailed);
-      if (!picked) break;
+      const lease = caller.pinned
+        ? pinnedLease(caller.pinned)
+        : state.router.pick(caller.group, model, tiers, tried, lastFailed);
+      if (!lease) break;
+      const picked = lease.channel;
       tried.add(picked.id);
       const ch = withKey(picked);
-      if (!ch) continue;
+      if (!ch) {
+        lease.end('ignore');
+        continue;
+      }
       chain.push(ch.id);
+      if (lastFailed !== undefined) meter?.retried(lastFailed, ch.id);
       try {
-        const produced = await attemptOn(state, req, reply, input, ch, startedAt);
-        settle(state, req, caller, input, hold, price, produced, ch, chain, startedAt);
+        const produced = await attemptOn(state, req, reply, input, ch, startedAt, meter);
+        lease.end('ok');
+        const quota = settle(state, req, caller, input, hold, price, produced, ch, chain, startedAt);
+        meter?.answered(quota, produced.usage, produced.firstAt);
         onSuccess().catch((err) => req.log.warn({ err }, 'rate limit bookkeeping failed'));
         return;
       } catch (err) {
+        lease.end(err instanceof RelayError ? outcomeOf(err) : 'ignore');
         if (!(err instanceof RelayError)) throw err;
         const e = mapStatus(err, ch);
         lastError = e;
@@ -157,6 +202,7 @@ async function attemptOn(
   input: RelayInput,
   ch: ChannelEntry,
   startedAt: number,
+  meter?: RelayMeter,
 ): Promise<Produced> {
   const adapter = adapterFor(ch.type);
   if (!adapter || (input.mode !== 'chat' && adapter.modes && !adapter.modes.has(input.mode)))
@@ -190,6 +236,7 @@ async function attemptOn(
   };
   reply.raw.once('close', onClientGone);
   try {
+    meter?.sent(ch.id);
     const res = adapter.send
       ? await adapter.send(
           {
@@ -220,9 +267,10 @@ async function attemptOn(
     if (call.stream && adapter.streamBody) res.body = bodyOf(adapter.streamBody(res.body, call));
     if (input.format !== 'openai' || call.format !== 'openai') {
       const exchange = { state, req, reply, input, call, out, res, adapter, controller, startedAt };
-      return call.stream
-        ? await streamInFormats(exchange)
-        : await answerInFormats(exchange, await readAnswer(res));
+      if (call.stream) return await streamInFormats(exchange);
+      const answer = await readAnswer(res);
+      meter?.received(false);
+      return await answerInFormats(exchange, answer);
     }
     if (call.stream)
       return await streamAttempt(state, req, reply, input, out.json, call, res, controller, startedAt, ch);
@@ -237,6 +285,7 @@ async function attemptOn(
       return { usage: { promptTokens: prompt, completionTokens: 0, cachedTokens: 0 }, firstAt: 0 };
     }
     const text = await readAnswer(res);
+    meter?.received(false);
     const contentType = String(res.headers['content-type'] ?? 'application/json');
     let json: any = null;
     try {
@@ -255,6 +304,7 @@ async function attemptOn(
       throw new RelayError(499, 'the client closed the request', 'invalid_request_error', 'client_closed');
     throw err;
   } finally {
+    meter?.received(call.stream);
     if (timer) clearTimeout(timer);
     reply.raw.off('close', onClientGone);
   }

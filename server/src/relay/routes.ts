@@ -3,10 +3,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type FormData, Response } from 'undici';
 import type { AppContext } from '../context.ts';
 import { requireUser } from '../modules/auth/guard.ts';
-import { authenticate, checkAllowedIp, usableGroups } from './auth.ts';
+import { authenticate, type Caller, checkAllowedIp, usableGroups } from './auth.ts';
 import { billingSubscription, billingUsage } from './billing-emulation.ts';
 import { type Endpoint, EXACT_ENDPOINTS, endpointOf, GEMINI_PREFIXES, geminiEndpoint } from './endpoints.ts';
-import { badRequest, RelayError } from './errors.ts';
+import { badRequest, failureStatus, RelayError } from './errors.ts';
 import { type RelayReply, type RelayRequest, setRelayCors } from './exchange.ts';
 import { failureIn } from './failure.ts';
 import type { WireFormat } from './formats/hub.ts';
@@ -14,9 +14,12 @@ import { inspectJson, type Mode } from './formats/openai/request.ts';
 import { countTokensAnswer, inputOf } from './inbound.ts';
 import { parseJsonBody } from './json-body.ts';
 import type { Lane, LaneRoute } from './lane/lane.ts';
-import { runRelay } from './pipeline.ts';
+import { registerMidjourney } from './midjourney/routes.ts';
+import { type RelayInput, runRelay } from './pipeline.ts';
+import { attachRealtime } from './realtime/upgrade.ts';
 import { decodeRequestBody } from './request-decoding.ts';
 import { relayState } from './state.ts';
+import { registerSuno } from './suno/routes.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -29,7 +32,17 @@ declare module 'fastify' {
 const answeredIn = new WeakMap<FastifyRequest, WireFormat>();
 
 /** Paths the relay owns: an unknown path under them gets an OpenAI-style 404, never the web page. */
-export const RELAY_PREFIXES = ['/v1', '/v1beta', '/pg', '/mj', '/suno', '/dashboard'];
+export const RELAY_PREFIXES = [
+  '/v1',
+  '/v1beta',
+  '/pg',
+  '/mj',
+  '/mj-fast',
+  '/mj-turbo',
+  '/mj-relax',
+  '/suno',
+  '/dashboard',
+];
 
 const MODEL_CREATED = 1626777600;
 
@@ -37,6 +50,7 @@ const MODEL_CREATED = 1626777600;
 export async function registerRelay(app: FastifyInstance, ctx: AppContext, lane: Lane): Promise<void> {
   const state = relayState(ctx);
   await state.channels.ready;
+  attachRealtime(app, state);
 
   await app.register(async (r) => {
     r.setErrorHandler((err, req, reply) => {
@@ -79,11 +93,19 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext, lane:
     const json = (fixed?: Endpoint) => async (req: RelayRequest, reply: RelayReply) => {
       const ep = fixed ?? endpointOf(pathOf(req.url));
       if (!ep) throw notFound(req.url);
-      const caller = await authenticate(state, req, ep.keys);
-      checkAllowedIp(caller.token, req.ip);
-      const input = inputOf(ep, req.body, req);
+      let caller: Caller;
+      let input: RelayInput;
+      try {
+        caller = await authenticate(state, req, ep.keys);
+        checkAllowedIp(caller.token, req.ip);
+        input = inputOf(ep, req.body, req);
+      } catch (err) {
+        state.metrics?.answeredHere(ep.format, failureStatus(err));
+        throw err;
+      }
       if (ep.mode === 'count_tokens' && input.hub) {
         reply.code(200).send(await countTokensAnswer(ep.format, input.hub));
+        state.metrics?.answeredHere(ep.format, 200, input.info.model);
         return reply;
       }
       await runRelay(state, req, reply, caller, input);
@@ -273,6 +295,8 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext, lane:
       );
     }
   });
+  await registerMidjourney(app, state);
+  await registerSuno(app, state);
 }
 
 const pathOf = (url: string) => {

@@ -7,7 +7,7 @@ import type { ChannelCache, ChannelEntry, Tier } from './cache/channels.ts';
 import { RelayError } from './errors.ts';
 
 /** Weighted random inside one tier: each channel weighs `weight + 10` so weight 0 still gets traffic. */
-function draw(channels: ChannelEntry[]): ChannelEntry {
+export function draw(channels: ChannelEntry[]): ChannelEntry {
   if (channels.length === 1) return channels[0];
   let total = 0;
   for (const c of channels) total += Math.max(0, c.weight) + 10;
@@ -19,24 +19,35 @@ function draw(channels: ChannelEntry[]): ChannelEntry {
   return channels[channels.length - 1];
 }
 
+/** How one attempt chooses inside a tier (relay/router: the group's routing mode and the breakers). */
+export interface PickPolicy {
+  /** Whether the channel may take a request now (false while its circuit breaker is open). */
+  usable(ch: ChannelEntry): boolean;
+  /** One of a tier's candidates (never empty). */
+  choose(candidates: ChannelEntry[], tier: Tier): ChannelEntry;
+}
+
+const WEIGHTED: PickPolicy = { usable: () => true, choose: (c) => draw(c) };
+
 /**
- * Picks the channel for one attempt: the highest tier that still has a channel not tried in this request;
- * when every channel has been tried, any but the one that failed last (a retry never repeats the channel that
- * just failed while another exists). Null when nothing is left.
+ * Picks the channel for one attempt: the highest tier that still has a usable channel not tried in this
+ * request; when every channel has been tried, any usable one but the one that failed last (a retry never
+ * repeats the channel that just failed while another exists). Null when nothing is left.
  */
 export function pickChannel(
   tiers: Tier[],
   tried: ReadonlySet<number>,
   lastFailed?: number,
+  policy: PickPolicy = WEIGHTED,
 ): ChannelEntry | null {
-  if (tried.size === 0) return tiers.length ? draw(tiers[0].channels) : null;
   for (const tier of tiers) {
-    const fresh = tier.channels.filter((c) => !tried.has(c.id));
-    if (fresh.length) return draw(fresh);
+    const fresh = tier.channels.filter((c) => !tried.has(c.id) && policy.usable(c));
+    if (fresh.length) return policy.choose(fresh, tier);
   }
+  if (tried.size === 0) return null;
   for (const tier of tiers) {
-    const others = tier.channels.filter((c) => c.id !== lastFailed);
-    if (others.length) return draw(others);
+    const others = tier.channels.filter((c) => c.id !== lastFailed && policy.usable(c));
+    if (others.length) return policy.choose(others, tier);
   }
   return null;
 }

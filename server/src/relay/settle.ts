@@ -8,7 +8,10 @@ import type { RelayRequest } from './exchange.ts';
 import type { Produced, RelayInput } from './input.ts';
 import type { RelayState } from './state.ts';
 
-/** Turns the hold into the charge, queues the counters and the usage log row, and checks the quota warning. */
+/**
+ * Turns the hold into the charge, queues the counters and the usage log row, and checks the quota warning.
+ * Returns the quota charged, or null when the hold had already been settled.
+ */
 export function settle(
   state: RelayState,
   req: RelayRequest,
@@ -20,14 +23,16 @@ export function settle(
   ch: ChannelEntry,
   chain: number[],
   startedAt: number,
-): void {
+): number | null {
   const { ctx } = state;
   const qpu = ctx.options.float('QuotaPerUnit');
   const { usage } = produced;
   const images = input.mode === 'images' ? input.info.images : undefined;
-  const quota = images ? imageQuota(price, input.info.model, images, qpu) : textQuota(usage, price, qpu);
+  const quota =
+    produced.quota ??
+    (images ? imageQuota(price, input.info.model, images, qpu) : textQuota(usage, price, qpu));
   const before = caller.user.balance.available + hold.amount;
-  if (!state.ledger.settle(hold, quota)) return;
+  if (!state.ledger.settle(hold, quota)) return null;
   const useMs = performance.now() - startedAt;
   const upstreamModel = ch.modelMapping[input.info.model] || input.info.model;
   const mapped = upstreamModel !== input.info.model;
@@ -56,6 +61,7 @@ export function settle(
       use_channel: chain.map(String),
       ...(ch.keyIndex === undefined ? {} : { is_multi_key: true, multi_key_index: ch.keyIndex }),
     },
+    ...produced.other,
   };
   if (mapped) {
     other.is_model_mapped = true;
@@ -98,4 +104,5 @@ export function settle(
       : undefined,
   });
   if (quota > 0) state.notifier.afterCharge(caller.user, before, caller.user.balance.available);
+  return quota;
 }

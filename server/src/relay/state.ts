@@ -1,6 +1,8 @@
 import type { AppContext } from '../context.ts';
+import type { RelayMetrics } from '../infra/metrics/relay-metrics.ts';
 import { Ledger } from '../ledger/ledger.ts';
 import { LedgerWriter } from '../ledger/writer.ts';
+import { breakersFor } from './breaker/index.ts';
 import { ChannelCache } from './cache/channels.ts';
 import { PriceCache } from './cache/prices.ts';
 import { TokenCache } from './cache/tokens.ts';
@@ -8,6 +10,7 @@ import { UserCache } from './cache/users.ts';
 import { createModelRateLimit, type ModelRateLimit } from './checks/model-rate-limit.ts';
 import { createSensitiveCheck, type SensitiveCheck } from './checks/sensitive.ts';
 import { createNotifier, type Notifier } from './notify.ts';
+import { Router } from './router/router.ts';
 import { createUpstream, type Upstream } from './upstream.ts';
 
 /** Everything the relay keeps in memory for one app context, created once on first use. */
@@ -19,10 +22,14 @@ export interface RelayState {
   users: UserCache;
   channels: ChannelCache;
   prices: PriceCache;
+  /** Channel choice by the group's routing mode, behind the circuit breakers. */
+  router: Router;
   upstream: Upstream;
   notifier: Notifier;
   sensitive: SensitiveCheck;
   rateLimit: ModelRateLimit;
+  /** The relay's traffic metrics; absent when metrics are off. */
+  metrics?: RelayMetrics;
 }
 
 const states = new WeakMap<AppContext, RelayState>();
@@ -31,6 +38,7 @@ export function relayState(ctx: AppContext): RelayState {
   let s = states.get(ctx);
   if (!s) {
     const writer = new LedgerWriter(ctx);
+    const priceCache = new PriceCache(ctx);
     s = {
       ctx,
       writer,
@@ -38,16 +46,28 @@ export function relayState(ctx: AppContext): RelayState {
       tokens: new TokenCache(ctx, writer),
       users: new UserCache(ctx, writer),
       channels: new ChannelCache(ctx),
-      prices: new PriceCache(ctx),
+      prices: priceCache,
+      router: new Router(ctx, breakersFor(ctx), priceCache),
       upstream: createUpstream(ctx),
       notifier: createNotifier(ctx),
       sensitive: createSensitiveCheck(ctx),
       rateLimit: createModelRateLimit(ctx),
+      metrics: ctx.metrics?.relay,
     };
     const shared = s.ledger;
     s.users.onReload = (account) => shared.reloadShared(account);
     s.tokens.onReload = (account) => shared.reloadShared(account);
+    const { channels, prices } = s;
+    if (s.metrics) s.metrics.knownModel = (m) => prices.has(m) || channels.servedAnywhere(m);
     states.set(ctx, s);
   }
   return s;
+}
+
+/** The relay caches that have not loaded yet: an instance is not ready before they have. */
+export function pendingCaches(s: RelayState): string[] {
+  const pending: string[] = [];
+  if (!s.channels.loaded) pending.push('channels');
+  if (!s.prices.loaded) pending.push('prices');
+  return pending;
 }

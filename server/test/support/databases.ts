@@ -26,7 +26,7 @@ const sqlite: TestDatabase = {
   },
 };
 
-async function pgAdmin<T>(fn: (client: import('pg').Client) => Promise<T>): Promise<T> {
+export async function pgAdmin<T>(fn: (client: import('pg').Client) => Promise<T>): Promise<T> {
   const pg = await import('pg');
   const client = new pg.default.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
   await client.connect();

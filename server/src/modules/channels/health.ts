@@ -21,6 +21,7 @@ export async function disableChannel(
   });
   if (done) {
     ctx.log.warn({ channel: id, reason, auto }, 'channel disabled');
+    if (auto) ctx.metrics?.channelAutoDisabled(id, 'channel');
     ctx.bus.publish('channels');
   }
   return done;

@@ -51,7 +51,7 @@ export async function disableKey(
   reason: string,
   auto = true,
 ): Promise<boolean> {
-  return keyChange(ctx, id, async (db, row) => {
+  const done = await keyChange(ctx, id, async (db, row) => {
     const keys = channelKeys(Number(row.type), row.key, row.key_status);
     const target = keys.find((k) => k.fp === fp);
     if (!target || target.state) return false;
@@ -64,6 +64,8 @@ export async function disableKey(
     ctx.log.warn({ channel: id, key: fp, reason, auto }, 'channel key disabled');
     return true;
   });
+  if (done && auto) ctx.metrics?.channelAutoDisabled(id, 'key');
+  return done;
 }
 
 function keyAt(row: ChannelRow, index: number) {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { ApiError, ok } from '../../infra/envelope.ts';
 import { parseOr400 } from '../../infra/validate.ts';
+import { breakersFor } from '../../relay/breaker/index.ts';
 import { requireAdmin, requireUser } from '../auth/guard.ts';
 import type { Feature } from '../index.ts';
 import { updateAllBalances, updateBalance } from './balance.ts';
@@ -68,6 +69,13 @@ const testQuery = z.object({ model: z.string().max(191).optional() });
 /** /api/channel (admin): the channel list, its edits, and everything that keeps channels healthy. */
 const channelsFeature: Feature = (app, ctx: AppContext) => {
   const admin = { preHandler: requireAdmin(ctx) };
+  // A channel out of rotation behind its circuit breaker carries `circuit: {state, until}` in the lists.
+  const breakers = breakersFor(ctx);
+  const withCircuit = <T extends { id: number }>(items: T[]) =>
+    items.map((c) => {
+      const circuit = breakers.circuit(c.id);
+      return circuit ? { ...c, circuit } : c;
+    });
 
   app.get('/models', { preHandler: requireUser(ctx) }, async () => ok(DEFAULT_MODELS));
 
@@ -77,12 +85,12 @@ const channelsFeature: Feature = (app, ctx: AppContext) => {
       idSort: q.id_sort,
       tagMode: q.tag_mode,
     });
-    return { ...ok(items), total };
+    return { ...ok(withCircuit(items)), total };
   });
 
   app.get('/channel/search', admin, async (req) => {
     const q = parseOr400(searchQuery, req.query);
-    return ok(await searchChannels(ctx.db, q, { idSort: q.id_sort, tagMode: q.tag_mode }));
+    return ok(withCircuit(await searchChannels(ctx.db, q, { idSort: q.id_sort, tagMode: q.tag_mode })));
   });
 
   app.get('/channel/models', admin, async () => {

@@ -12,13 +12,22 @@ const INSERT_CHUNK = 500;
  * cover "read these log rows" and "add them to the buckets". Instead each run recomputes every bucket from
  * `since` onward from the log and replaces those buckets in one transaction. Running twice gives the same
  * rows, a crash between runs loses nothing, and a log row written late (batched writes) is picked up by the
- * next run because the window starts one hour before the last bucket already written.
+ * next run because the window starts one hour before the last bucket already written (or at the oldest log
+ * row left, whichever is later: buckets are kept after their log rows expire, see modules/retention).
  */
 export async function exportQuotaData(ctx: AppContext, now = Math.floor(Date.now() / 1000)): Promise<{ since: number; buckets: number }> {
   const db = ctx.db.db;
   const last = await db.selectFrom('quota_data').select((eb) => eb.fn.max('created_at').as('last')).executeTakeFirst();
   const lastBucket = Number(last?.last ?? 0);
-  const since = lastBucket > 0 ? lastBucket - HOUR : 0;
+  // Buckets older than the oldest log row left are kept as they are: retention (or an admin's cleanup) deleted
+  // their rows, and rebuilding them from nothing would erase the dashboard's history.
+  const oldest = await ctx.logDb.db
+    .selectFrom('logs')
+    .select((eb) => eb.fn.min('created_at').as('t'))
+    .executeTakeFirst();
+  if (oldest?.t === null || oldest?.t === undefined) return { since: now, buckets: 0 };
+  const oldestHour = Number(oldest.t) - (Number(oldest.t) % HOUR);
+  const since = Math.max(lastBucket > 0 ? lastBucket - HOUR : 0, oldestHour);
 
   const bucket = sql<number>`(created_at - (created_at % ${sql.lit(HOUR)}))`;
   const rows = await ctx.logDb.db

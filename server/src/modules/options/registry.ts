@@ -1,3 +1,13 @@
+import {
+  BREAKER_OPTIONS,
+  type BreakerOptionKey,
+  breakerOptionProblem,
+  groupRoutingModeProblem,
+  RETENTION_OPTIONS,
+  type RetentionOptionKey,
+  retentionOptionProblem,
+} from '@modelgate/shared';
+
 /**
  * Every option key the console knows, with its type and default. Values are strings in the database;
  * `type` says how a value is checked on PUT and read by the server.
@@ -57,6 +67,14 @@ const fraction = (d: number) =>
   withCheck(f(d), (v) => (Number(v) < 0.1 || Number(v) > 1 ? 'must be between 0.1 and 1' : undefined));
 const oneOf = (d: string, allowed: string[]) =>
   withCheck(s(d), (v) => (allowed.includes(v) ? undefined : `must be one of ${allowed.join(', ')}`));
+/** A circuit breaker setting within its range (@modelgate/shared BREAKER_OPTIONS). */
+const breaker = (key: BreakerOptionKey) => {
+  const r = BREAKER_OPTIONS[key];
+  return withCheck(r.integer ? i(r.default) : f(r.default), (v) => breakerOptionProblem(key, Number(v)));
+};
+/** Days to keep usage logs or finished tasks, within RETENTION_OPTIONS' range (0 = forever). */
+const retention = (key: RetentionOptionKey) =>
+  withCheck(i(RETENTION_OPTIONS[key].default), (v) => retentionOptionProblem(key, Number(v)));
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
 const domainList = (d: string) =>
   withCheck(t(d), (v) => {
@@ -168,11 +186,20 @@ export const OPTIONS: Record<string, OptionDef> = {
   'general_setting.docs_link': link(),
   // Logging
   LogConsumeEnabled: b(true),
+  LogRetentionDays: retention('LogRetentionDays'),
+  TaskRetentionDays: retention('TaskRetentionDays'),
   // Channel health
   ChannelDisableThreshold: f(5),
   AutomaticDisableChannelEnabled: b(false),
   AutomaticEnableChannelEnabled: b(false),
   AutomaticDisableKeywords: t(''),
+  // Routing inside a priority tier, per group, and the circuit breaker for flaky upstreams
+  GroupRoutingMode: withCheck(j('{}'), (v) => groupRoutingModeProblem(JSON.parse(v))),
+  CircuitBreakerWindowSeconds: breaker('CircuitBreakerWindowSeconds'),
+  CircuitBreakerMinRequests: breaker('CircuitBreakerMinRequests'),
+  CircuitBreakerErrorRate: breaker('CircuitBreakerErrorRate'),
+  CircuitBreakerCooldownSeconds: breaker('CircuitBreakerCooldownSeconds'),
+  CircuitBreakerProbeRequests: breaker('CircuitBreakerProbeRequests'),
   // Lets server-side fetches (upstream model lists, balances, tests) reach private and loopback addresses
   'fetch_setting.allow_private_ip': b(false),
   // Lets channel and OAuth fetches reach link-local and cloud metadata addresses (169.254.169.254 and the like)
@@ -183,6 +210,9 @@ export const OPTIONS: Record<string, OptionDef> = {
   CacheRatio: ratioMap('{}'),
   CreateCacheRatio: ratioMap('{}'),
   ModelPrice: ratioMap('{}'),
+  // Audio tokens (realtime): audio input vs text input, audio output vs audio input, by model
+  AudioRatio: ratioMap('{}'),
+  AudioCompletionRatio: ratioMap('{}'),
   GroupRatio: ratioMap('{"default":1,"vip":1,"svip":1}'),
   UserUsableGroups: textMap('{"default":"默认分组","vip":"vip分组"}'),
   // Payment (Epay-compatible online top-up)

@@ -1,3 +1,6 @@
+import { MJ_DEFAULT_PRICES } from '../midjourney/actions.ts';
+import { SUNO_DEFAULT_PRICES } from '../suno/protocol.ts';
+
 /**
  * Built-in prices for well-known models, used when the ModelRatio / CompletionRatio / CacheRatio / ModelPrice
  * options do not name a model. Ratio 1 = US$0.002 per 1K prompt tokens (US$2 per 1M); ModelPrice is US$ per
@@ -43,6 +46,17 @@ export const DEFAULT_MODEL_RATIO: Record<string, number> = {
   'gpt-4o-mini-tts': 0.3,
   'gpt-4o-transcribe': 1.25,
   'gpt-4o-mini-transcribe': 0.625,
+  // OpenAI Realtime (text prices; audio in AUDIO_RATIO below)
+  'gpt-realtime': 2,
+  'gpt-realtime-2025-08-28': 2,
+  'gpt-realtime-mini': 0.3,
+  'gpt-realtime-mini-2025-10-06': 0.3,
+  'gpt-4o-realtime-preview': 2.5,
+  'gpt-4o-realtime-preview-2024-10-01': 2.5,
+  'gpt-4o-realtime-preview-2024-12-17': 2.5,
+  'gpt-4o-realtime-preview-2025-06-03': 2.5,
+  'gpt-4o-mini-realtime-preview': 0.3,
+  'gpt-4o-mini-realtime-preview-2024-12-17': 0.3,
   // Other providers reached through OpenAI-compatible channels
   'deepseek-chat': 0.135,
   'deepseek-reasoner': 0.275,
@@ -64,6 +78,15 @@ export const DEFAULT_MODEL_RATIO: Record<string, number> = {
   'jina-reranker-v2-base-multilingual': 0.01,
   'rerank-v3.5': 1,
 };
+
+/** The realtime models of the table above, each with the same value. */
+function realtime(value: number): Record<string, number> {
+  return Object.fromEntries(
+    Object.keys(DEFAULT_MODEL_RATIO)
+      .filter((m) => m.includes('realtime'))
+      .map((m) => [m, value]),
+  );
+}
 
 /** Output price / input price; models not listed here or in the option use 1. */
 export const DEFAULT_COMPLETION_RATIO: Record<string, number> = {
@@ -111,6 +134,7 @@ export const DEFAULT_COMPLETION_RATIO: Record<string, number> = {
   'gpt-4o-mini-tts': 40,
   'gpt-4o-transcribe': 4,
   'gpt-4o-mini-transcribe': 4,
+  ...realtime(4),
 };
 
 /** Price of cached prompt tokens relative to fresh ones; models not listed use 1. */
@@ -144,10 +168,22 @@ export const DEFAULT_CACHE_RATIO: Record<string, number> = {
   'claude-sonnet-4-20250514': 0.1,
   'claude-sonnet-4-5-20250929': 0.1,
   'claude-opus-4-20250514': 0.1,
+  'gpt-realtime': 0.1,
+  'gpt-realtime-2025-08-28': 0.1,
+  'gpt-realtime-mini': 0.1,
+  'gpt-realtime-mini-2025-10-06': 0.1,
+  'gpt-4o-realtime-preview': 0.5,
+  'gpt-4o-realtime-preview-2024-10-01': 0.5,
+  'gpt-4o-realtime-preview-2024-12-17': 0.5,
+  'gpt-4o-realtime-preview-2025-06-03': 0.5,
+  'gpt-4o-mini-realtime-preview': 0.5,
+  'gpt-4o-mini-realtime-preview-2024-12-17': 0.5,
 };
 
 /** Fixed US$ per request; a model listed here is billed per call, not per token. */
 export const DEFAULT_MODEL_PRICE: Record<string, number> = {
+  ...MJ_DEFAULT_PRICES,
+  ...SUNO_DEFAULT_PRICES,
   'dall-e-2': 0.02,
   'dall-e-3': 0.04,
   'gpt-image-1': 0.04,
@@ -163,3 +199,27 @@ export const DEFAULT_CREATE_CACHE_RATIO: Record<string, number> = Object.fromEnt
     .filter((m) => m.startsWith('claude'))
     .map((m) => [m, 1.25]),
 );
+
+/**
+ * Price of an audio input token relative to a text input token (option AudioRatio), from OpenAI's price list:
+ * gpt-realtime $32 vs $4 per 1M, the 2024-10-01 preview $100 vs $5, the minis $10 vs $0.60.
+ */
+export const DEFAULT_AUDIO_RATIO: Record<string, number> = {
+  'gpt-realtime': 8,
+  'gpt-realtime-2025-08-28': 8,
+  'gpt-realtime-mini': 16.6667,
+  'gpt-realtime-mini-2025-10-06': 16.6667,
+  'gpt-4o-realtime-preview': 8,
+  'gpt-4o-realtime-preview-2024-10-01': 20,
+  'gpt-4o-realtime-preview-2024-12-17': 8,
+  'gpt-4o-realtime-preview-2025-06-03': 8,
+  'gpt-4o-mini-realtime-preview': 16.6667,
+  'gpt-4o-mini-realtime-preview-2024-12-17': 16.6667,
+};
+
+/** Price of an audio output token relative to an audio input token (option AudioCompletionRatio). */
+export const DEFAULT_AUDIO_COMPLETION_RATIO: Record<string, number> = realtime(2);
+
+/** Audio ratios of a model neither table nor option names (new-api's fallbacks). */
+export const UNLISTED_AUDIO_RATIO = 20;
+export const UNLISTED_AUDIO_COMPLETION_RATIO = 2;

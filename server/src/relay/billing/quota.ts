@@ -128,3 +128,45 @@ export function holdQuota(
   const tokens = add(int(promptTokens), mul(int(maxTokens), frac(price.completionRatio)));
   return floor(mul(mul(tokens, frac(price.modelRatio)), frac(price.groupRatio)));
 }
+
+/** Audio prices of a model: audio input vs text input, and audio output vs audio input. */
+export interface AudioPrice {
+  audioRatio: number;
+  audioCompletionRatio: number;
+}
+
+/** Usage with audio: text counts plus the audio parts of the prompt and of the answer. */
+export interface AudioUsage extends Usage {
+  /** Uncached audio input tokens (part of promptTokens, not of cachedTokens). */
+  audioPromptTokens: number;
+  /** Audio output tokens (part of completionTokens). */
+  audioCompletionTokens: number;
+}
+
+/**
+ * Quota for a response with audio (reference §6.6, with cached input priced as in textQuota):
+ * round(((P - K - A) + K x CacheRatio + A x AudioRatio + (C - B) x CompletionRatio
+ *   + B x AudioRatio x AudioCompletionRatio) x ModelRatio x GroupRatio)
+ * with K cached input tokens (text or audio: OpenAI prices both alike), A uncached audio input and B audio
+ * output; at least 1 when the ratios are not zero; a per-call price instead when the model has one.
+ */
+export function audioQuota(usage: AudioUsage, price: Price, audio: AudioPrice, quotaPerUnit: number): number {
+  const { promptTokens: p, completionTokens: c } = usage;
+  if (p + c <= 0) return 0;
+  if (price.modelPrice >= 0) return fixedQuota(price, quotaPerUnit);
+  const k = Math.min(Math.max(usage.cachedTokens, 0), p);
+  const a = Math.min(Math.max(usage.audioPromptTokens, 0), p - k);
+  const b = Math.min(Math.max(usage.audioCompletionTokens, 0), c);
+  const audioIn = frac(audio.audioRatio);
+  const audioOut = mul(audioIn, frac(audio.audioCompletionRatio));
+  const tokens = [
+    int(p - k - a),
+    mul(int(k), frac(price.cacheRatio)),
+    mul(int(a), audioIn),
+    mul(int(c - b), frac(price.completionRatio)),
+    mul(int(b), audioOut),
+  ].reduce(add);
+  const ratio = mul(frac(price.modelRatio), frac(price.groupRatio));
+  const quota = roundHalfAway(mul(tokens, ratio));
+  return ratio[0] !== 0n && quota <= 0 ? 1 : quota;
+}

@@ -97,6 +97,8 @@ export class ChannelCache {
   private timer: NodeJS.Timeout;
   private loadSeq = 0;
   ready: Promise<void>;
+  /** Set by the first successful load (readiness waits for it). */
+  loaded = false;
 
   constructor(private readonly ctx: AppContext) {
     this.ready = this.reload();
@@ -108,6 +110,7 @@ export class ChannelCache {
 
   async reload(): Promise<void> {
     const seq = ++this.loadSeq;
+    const startedAt = performance.now();
     try {
       const rows = await this.ctx.db.db.selectFrom('channels').selectAll().execute();
       if (seq !== this.loadSeq) return;
@@ -115,8 +118,11 @@ export class ChannelCache {
       for (const r of rows) next.set(r.id, toEntry(r));
       this.byId = next;
       this.rebuild();
+      this.loaded = true;
+      this.ctx.metrics?.cacheReloaded('channels', performance.now() - startedAt, true);
     } catch (err) {
       this.ctx.log.error({ err }, 'channel cache reload failed');
+      this.ctx.metrics?.cacheReloaded('channels', performance.now() - startedAt, false);
     }
   }
 

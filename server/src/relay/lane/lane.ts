@@ -17,7 +17,8 @@ export interface LaneRoute {
   format: WireFormat;
 }
 
-class LaneRequest implements RelayRequest {
+/** A raw node:http request as the relay reads it (the lane's requests, and realtime upgrades). */
+export class LaneRequest implements RelayRequest {
   body: unknown = undefined;
   private logger?: FastifyBaseLogger;
   private address?: string;

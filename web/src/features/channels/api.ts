@@ -1,3 +1,4 @@
+import type { ChannelCircuit } from '@modelgate/shared';
 import { ApiFailure, api, requestEnvelope, withQuery } from '../../api/client.ts';
 
 /** A channel as the server sends it: every column except the key, which never leaves the server. */
@@ -30,6 +31,8 @@ export interface Channel {
   max_input_tokens: number;
   /** A multi-key channel's keys: position, fingerprint and status (never the key). */
   keys?: ChannelKey[];
+  /** Set while the channel's circuit breaker keeps it out of rotation (open) or probes it (half-open). */
+  circuit?: ChannelCircuit;
 }
 
 export interface ChannelKey {

@@ -1,6 +1,7 @@
 import { channelTypeInfo } from '@modelgate/shared';
 import { Space, Tag, Tooltip, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
+import dayjs from 'dayjs';
 import type { TFunction } from 'i18next';
 import { copyText } from '../../shared/copyText.ts';
 import { formatTime } from '../../shared/TimeText.tsx';
@@ -28,6 +29,20 @@ export const COLUMN_KEYS = [
   'priority',
   'weight',
 ] as const;
+
+/** An open or half-open circuit breaker beside the status: "circuit open until hh:mm:ss". */
+function circuitTag(t: TFunction, c: NonNullable<Row['circuit']>) {
+  const open = c.state === 'open';
+  return (
+    <Tooltip title={t(open ? 'channel.circuitOpenTip' : 'channel.circuitHalfOpenTip')}>
+      <Tag color={open ? 'orange' : 'gold'} data-testid="circuit-tag">
+        {open
+          ? t('channel.circuitOpen', { time: dayjs(c.until * 1000).format('HH:mm:ss') })
+          : t('channel.circuitHalfOpen')}
+      </Tag>
+    </Tooltip>
+  );
+}
 
 export function channelColumns(t: TFunction, h: ColumnHandlers): ColumnsType<Row> {
   return [
@@ -89,6 +104,13 @@ export function channelColumns(t: TFunction, h: ColumnHandlers): ColumnsType<Row
           </Tag>
         );
         const info = statusInfo(r);
+        if (r.circuit && !r.isTag && s === 1)
+          return (
+            <Space size={[4, 4]} wrap>
+              {tag}
+              {circuitTag(t, r.circuit)}
+            </Space>
+          );
         if (r.isTag || s === 1 || (!info.reason && !info.time)) return tag;
         return (
           <Tooltip

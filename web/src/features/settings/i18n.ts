@@ -1,3 +1,7 @@
+import { RETENTION_OPTIONS } from '@modelgate/shared';
+
+const { max: MAX_DAYS } = RETENTION_OPTIONS.LogRetentionDays;
+
 /** Strings of the settings page (`settings.*`). Option labels are `settings.opt.<option key>`. */
 export default {
   zh: {
@@ -23,6 +27,7 @@ export default {
         logs: '日志设置',
         dashboard: '数据看板设置',
         monitoring: '监控设置',
+        breaker: '通道熔断',
         quota: '额度设置',
         chats: '聊天设置',
         groups: '分组设置',
@@ -69,6 +74,8 @@ export default {
         CheckSensitiveOnPromptEnabled: '启用 Prompt 检查',
         SensitiveWords: '屏蔽词列表',
         LogConsumeEnabled: '启用额度消费日志记录',
+        LogRetentionDays: '使用日志保留天数',
+        TaskRetentionDays: '已完成任务保留天数',
         DataExportEnabled: '启用数据看板',
         DataExportInterval: '数据看板更新间隔（分钟）',
         DataExportDefaultTime: '数据看板默认时间粒度',
@@ -83,6 +90,12 @@ export default {
         QuotaForInvitee: '新用户使用邀请码奖励额度',
         Chats: '聊天配置',
         GroupRatio: '分组倍率',
+        GroupRoutingMode: '分组路由方式',
+        CircuitBreakerWindowSeconds: '统计窗口（秒）',
+        CircuitBreakerMinRequests: '最少请求数',
+        CircuitBreakerErrorRate: '错误率阈值',
+        CircuitBreakerCooldownSeconds: '熔断冷却（秒）',
+        CircuitBreakerProbeRequests: '试探请求数',
         UserUsableGroups: '用户可选分组',
         ModelPrice: '模型固定价格',
         ModelRatio: '模型倍率',
@@ -162,11 +175,20 @@ export default {
       },
       help: {
         QuotaPerUnit: '一美元对应的额度，默认 500000，不建议修改',
+        LogRetentionDays: '每小时删除更早的使用日志，0 表示永久保留；数据看板的统计不受影响',
+        TaskRetentionDays: '每小时删除更早完成的绘图、音乐和视频任务，0 表示永久保留；未完成的任务不删除',
         SensitiveWords: '一行一个，不区分大小写',
         AutomaticDisableKeywords: '一行一个，上游错误信息包含任一关键词时禁用通道',
         Chats:
           '链接列表，例如 [{"NextChat": "https://app.nextchat.dev/#/?settings={\\"key\\":\\"{key}\\",\\"url\\":\\"{address}\\"}"}]，{key} 与 {address} 会被替换',
         GroupRatio: '分组到倍率的 JSON，例如 {"default": 1, "vip": 0.8}，倍率不能小于 0',
+        GroupRoutingMode:
+          '分组到路由方式的 JSON，例如 {"vip": "round_robin"}。weighted：按权重随机（默认）；round_robin：轮询；least_requests：进行中请求最少；cheapest：成本最低（通道设置 cost_ratio × 官方价格）。每种方式都在同一优先级的通道之间选择',
+        CircuitBreakerWindowSeconds: '统计通道错误率的滑动窗口，0 表示关闭熔断',
+        CircuitBreakerMinRequests: '窗口内请求数达到此值才判断错误率，0 表示关闭熔断',
+        CircuitBreakerErrorRate: '0 到 1，5xx、超时和连接失败的占比达到此值时熔断，0 表示关闭熔断',
+        CircuitBreakerCooldownSeconds: '熔断后通道移出轮换的时间，1 到 86400',
+        CircuitBreakerProbeRequests: '冷却后放行的试探请求数，全部成功即恢复，任一失败则再次熔断',
         UserUsableGroups: '用户可选的分组及说明，例如 {"default": "默认分组"}',
         ModelRequestRateLimitCount: '包括失败请求，0 表示不限制',
         ModelRequestRateLimitGroup:
@@ -187,7 +209,10 @@ export default {
       },
       granularity: { hour: '小时', day: '天', week: '周' },
       error: {
+        retentionDays: `必须是 0 到 ${MAX_DAYS} 之间的整数（0 表示永久保留）`,
         groupRatio: '分组倍率必须是 {"分组": 非负数字} 形式的 JSON',
+        groupRoutingMode:
+          '格式应为 {"分组": 路由方式}，路由方式为 weighted、round_robin、least_requests 或 cheapest',
         rateLimitGroup: '格式应为 {"分组": [最多请求次数 ≥ 0, 最多完成次数 ≥ 1]}',
         numberMap: '必须是 {"模型": 非负数字} 形式的 JSON',
         domain: '域名格式不正确，例如 example.com',
@@ -282,6 +307,7 @@ export default {
         logs: 'Logs',
         dashboard: 'Data dashboard',
         monitoring: 'Monitoring',
+        breaker: 'Channel circuit breaker',
         quota: 'Quota',
         chats: 'Chats',
         groups: 'Groups',
@@ -328,6 +354,8 @@ export default {
         CheckSensitiveOnPromptEnabled: 'Check prompts',
         SensitiveWords: 'Sensitive words',
         LogConsumeEnabled: 'Record consumption logs',
+        LogRetentionDays: 'Keep usage logs (days)',
+        TaskRetentionDays: 'Keep finished tasks (days)',
         DataExportEnabled: 'Enable the data dashboard',
         DataExportInterval: 'Dashboard update interval (minutes)',
         DataExportDefaultTime: 'Default dashboard granularity',
@@ -342,6 +370,12 @@ export default {
         QuotaForInvitee: 'Reward for the invitee',
         Chats: 'Chat links',
         GroupRatio: 'Group ratios',
+        GroupRoutingMode: 'Routing mode per group',
+        CircuitBreakerWindowSeconds: 'Window (seconds)',
+        CircuitBreakerMinRequests: 'Minimum requests',
+        CircuitBreakerErrorRate: 'Error rate threshold',
+        CircuitBreakerCooldownSeconds: 'Cool-down (seconds)',
+        CircuitBreakerProbeRequests: 'Trial requests',
         UserUsableGroups: 'Groups users may choose',
         ModelPrice: 'Fixed model prices',
         ModelRatio: 'Model ratios',
@@ -421,12 +455,28 @@ export default {
       },
       help: {
         QuotaPerUnit: 'Quota per US$1, default 500000; changing it is not recommended',
+        LogRetentionDays:
+          "Older usage logs are deleted every hour; 0 keeps them forever. The dashboard's statistics stay",
+        TaskRetentionDays:
+          'Drawing, music and video tasks that finished earlier are deleted every hour; 0 keeps them forever. Unfinished tasks stay',
         SensitiveWords: 'One per line, case-insensitive',
         AutomaticDisableKeywords:
           'One per line; an upstream error containing any of them disables the channel',
         Chats:
           'A list like [{"NextChat": "https://app.nextchat.dev/#/?settings={\\"key\\":\\"{key}\\",\\"url\\":\\"{address}\\"}"}]; {key} and {address} are filled in',
         GroupRatio: 'JSON of group to ratio, e.g. {"default": 1, "vip": 0.8}; no ratio below 0',
+        GroupRoutingMode:
+          'JSON of group to routing mode, e.g. {"vip": "round_robin"}. weighted: random by weight (default); round_robin: in turn; least_requests: fewest requests in flight; cheapest: lowest channel setting cost_ratio x official price. Each chooses among the channels of one priority tier',
+        CircuitBreakerWindowSeconds:
+          "The sliding window a channel's error rate is measured over; 0 turns the breaker off",
+        CircuitBreakerMinRequests:
+          'Requests needed in the window before the error rate counts; 0 turns the breaker off',
+        CircuitBreakerErrorRate:
+          '0 to 1: the share of 5xx answers, timeouts and connection failures that opens the breaker; 0 turns it off',
+        CircuitBreakerCooldownSeconds:
+          'How long an open breaker keeps the channel out of rotation, 1 to 86400',
+        CircuitBreakerProbeRequests:
+          'Trial requests let through after the cool-down: all succeed and the channel is back, one fails and it is out again',
         UserUsableGroups: 'Groups users may choose, with a description, e.g. {"default": "Default group"}',
         ModelRequestRateLimitCount: 'Failed requests count too; 0 means no limit',
         ModelRequestRateLimitGroup:
@@ -447,7 +497,10 @@ export default {
       },
       granularity: { hour: 'Hour', day: 'Day', week: 'Week' },
       error: {
+        retentionDays: `Must be a whole number from 0 to ${MAX_DAYS} (0 keeps forever)`,
         groupRatio: 'Group ratios must be JSON like {"group": non-negative number}',
+        groupRoutingMode:
+          'Expected {"group": mode} with mode one of weighted, round_robin, least_requests, cheapest',
         rateLimitGroup: 'Expected {"group": [max requests >= 0, max successes >= 1]}',
         numberMap: 'Must be JSON like {"model": non-negative number}',
         domain: 'Not a domain, e.g. example.com',

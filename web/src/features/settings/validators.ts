@@ -1,4 +1,5 @@
 /** Checks of option values the settings page makes before saving; each returns an i18n key of the problem. */
+import { groupRoutingModeProblem } from '@modelgate/shared';
 
 const parse = (value: unknown): unknown => {
   try {
@@ -17,6 +18,13 @@ export function checkGroupRatio(value: unknown): string | undefined {
   if (!isObject(v) || Object.values(v).some((n) => typeof n !== 'number' || !Number.isFinite(n) || n < 0))
     return 'settings.error.groupRatio';
   return undefined;
+}
+
+/** GroupRoutingMode: {group: "weighted" | "round_robin" | "least_requests" | "cheapest"}. */
+export function checkGroupRoutingMode(value: unknown): string | undefined {
+  const v = parse(value);
+  if (v === undefined) return undefined;
+  return groupRoutingModeProblem(v) ? 'settings.error.groupRoutingMode' : undefined;
 }
 
 /** ModelRequestRateLimitGroup: {group: [max requests >= 0, max successes >= 1]} (spec 001 §5). */
