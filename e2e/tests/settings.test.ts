@@ -116,6 +116,24 @@ describe('settings page', () => {
     await expect.poll(() => toggle.getAttribute('aria-checked')).toBe('true');
   });
 
+  test('the price options include the audio ratios realtime sessions are billed with', async () => {
+    await page.goto(`${gw.url}/setting?tab=operation`);
+    await settle(page);
+    for (const [id, label] of [
+      ['AudioRatio', '音频倍率'],
+      ['AudioCompletionRatio', '音频补全倍率'],
+    ]) {
+      await expect.poll(() => page.locator(`#${id}`).count()).toBe(1);
+      await expect.poll(() => page.getByText(label, { exact: true }).count()).toBe(1);
+    }
+    const audio = page.locator('#AudioRatio');
+    await audio.fill('{"gpt-realtime": "eight"}');
+    await audio.blur();
+    await expect
+      .poll(() => page.getByText('必须是 {"模型": 非负数字} 形式的 JSON').count())
+      .toBeGreaterThan(0);
+  });
+
   for (const tab of ['operation', 'system', 'other']) {
     test(`screenshots of the ${tab} tab`, async () => {
       await page.goto(`${gw.url}/setting?tab=${tab}`);

@@ -101,6 +101,8 @@ export default {
         ModelRatio: '模型倍率',
         CacheRatio: '提示缓存倍率',
         CreateCacheRatio: '缓存写入倍率',
+        AudioRatio: '音频倍率',
+        AudioCompletionRatio: '音频补全倍率',
         CompletionRatio: '模型补全倍率',
         ModelRequestRateLimitEnabled: '启用用户模型请求速率限制',
         ModelRequestRateLimitDurationMinutes: '限制周期（分钟）',
@@ -206,6 +208,8 @@ export default {
         CreateCacheRatio:
           '写入缓存的输入 Token 相对价格（5 分钟缓存；1 小时缓存为其 1.6 倍），例如 {"claude-sonnet-4-5": 1.25}',
         CompletionRatio: '输出价格 / 输入价格，例如 {"gpt-4o": 4}',
+        AudioRatio: '音频输入 Token 相对文本输入的价格（Realtime），例如 {"gpt-realtime": 8}',
+        AudioCompletionRatio: '音频输出价格 / 音频输入价格（Realtime），例如 {"gpt-realtime": 2}',
       },
       granularity: { hour: '小时', day: '天', week: '周' },
       error: {
@@ -381,6 +385,8 @@ export default {
         ModelRatio: 'Model ratios',
         CacheRatio: 'Prompt cache ratios',
         CreateCacheRatio: 'Cache-write ratios',
+        AudioRatio: 'Audio ratios',
+        AudioCompletionRatio: 'Audio completion ratios',
         CompletionRatio: 'Completion ratios',
         ModelRequestRateLimitEnabled: 'Limit model requests per user',
         ModelRequestRateLimitDurationMinutes: 'Period (minutes)',
@@ -494,6 +500,8 @@ export default {
         CreateCacheRatio:
           'Relative price of input tokens written to the cache (5-minute TTL; a 1-hour write costs 1.6x that), e.g. {"claude-sonnet-4-5": 1.25}',
         CompletionRatio: 'Output price / input price, e.g. {"gpt-4o": 4}',
+        AudioRatio: 'Price of audio input tokens relative to text input (Realtime), e.g. {"gpt-realtime": 8}',
+        AudioCompletionRatio: 'Audio output price / audio input price (Realtime), e.g. {"gpt-realtime": 2}',
       },
       granularity: { hour: 'Hour', day: 'Day', week: 'Week' },
       error: {

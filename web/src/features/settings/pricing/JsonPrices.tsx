@@ -14,6 +14,8 @@ const FIELDS: FieldDef[] = [
   'CacheRatio',
   'CreateCacheRatio',
   'CompletionRatio',
+  'AudioRatio',
+  'AudioCompletionRatio',
 ].map((key) => ({
   key,
   kind: 'json',
@@ -22,7 +24,7 @@ const FIELDS: FieldDef[] = [
   help: `settings.help.${key}`,
 }));
 
-/** The five price options as JSON, plus "reset model ratios" to the built-in tables. */
+/** The price options as JSON, plus "reset model ratios" to the built-in tables. */
 export function JsonPrices({ options }: { options: OptionMap }) {
   const { t } = useTranslation();
   const client = useQueryClient();
