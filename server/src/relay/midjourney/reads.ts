@@ -7,6 +7,7 @@ import { authenticate, checkAllowedIp } from '../auth.ts';
 import { scrub } from '../errors.ts';
 import { withKey } from '../routing.ts';
 import type { RelayState } from '../state.ts';
+import { currentRows } from '../tasks/current.ts';
 import { invalid, isTerminal, MjCode, MjError, type MjTask, notFound } from './protocol.ts';
 import { refreshTasks } from './refresh.ts';
 import { ownTask, ownTasks, type TaskRow, tasksByIds, tasksByMjId } from './store.ts';
@@ -22,24 +23,14 @@ async function caller(state: RelayState, req: FastifyRequest) {
   return c;
 }
 
-/** Refreshes the stale unfinished rows from the upstream (a failure there is logged), then rereads them. */
-async function current(state: RelayState, req: FastifyRequest, rows: TaskRow[]): Promise<TaskRow[]> {
-  if (rows.every((r) => isTerminal(r.status))) return rows;
-  try {
-    await refreshTasks(state, rows);
-  } catch (err) {
-    req.log.warn({ err }, 'midjourney task refresh failed; answering from the record');
-  }
-  const fresh = new Map(
-    (
-      await tasksByIds(
-        state.ctx,
-        rows.map((r) => r.id),
-      )
-    ).map((r) => [r.id, r]),
-  );
-  return rows.map((r) => fresh.get(r.id) ?? r);
-}
+/** The rows for a read, the stale unfinished ones refreshed from the upstream first. */
+const current = (state: RelayState, req: FastifyRequest, rows: TaskRow[]) =>
+  currentRows(req, rows, {
+    name: 'midjourney',
+    isTerminal,
+    refresh: (stale) => refreshTasks(state, stale),
+    reread: (ids) => tasksByIds(state.ctx, ids),
+  });
 
 /** GET /mj/task/{id}/fetch: the caller's task from the gateway's record, refreshed first when stale. */
 export async function fetchTask(state: RelayState, req: FastifyRequest): Promise<MjTask> {
