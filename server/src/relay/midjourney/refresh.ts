@@ -2,7 +2,7 @@ import { guardedFetch, userUrlPolicy } from '../../infra/ssrf.ts';
 import type { ChannelEntry } from '../cache/channels.ts';
 import { withKey } from '../routing.ts';
 import type { RelayState } from '../state.ts';
-import { finishTaskOnce, type TaskRefund } from '../tasks/refund.ts';
+import { finishTaskOnce, refundOf } from '../tasks/refund.ts';
 import { SingleFlight } from '../tasks/single-flight.ts';
 import { modelOf } from './actions.ts';
 import { isTerminal, MjStatus, type MjTask } from './protocol.ts';
@@ -67,17 +67,6 @@ export function changesOf(
   return c;
 }
 
-const refundOf = (row: TaskRow, reason: string): TaskRefund => ({
-  userId: row.user_id,
-  tokenId: row.token_id,
-  channelId: row.channel_id,
-  quota: row.quota,
-  model: modelOf(row.action),
-  group: row.group,
-  taskId: row.mj_id || `#${row.id}`,
-  reason,
-});
-
 /**
  * Saves changes to an unfinished task. Reaching SUCCESS or FAILURE is a claim only one caller wins
  * (finishTaskOnce); a failure refunds the charge in the same transaction. The winner forwards the change to
@@ -89,7 +78,7 @@ export async function applyChanges(state: RelayState, row: TaskRow, c: TaskChang
   if (isTerminal(status)) {
     const refund =
       status === MjStatus.Failure && row.quota > 0
-        ? refundOf(row, String(c.fail_reason ?? row.fail_reason))
+        ? refundOf(row, modelOf(row.action), row.mj_id, String(c.fail_reason ?? row.fail_reason))
         : null;
     applied = await finishTaskOnce(state, (trx) => updateUnfinished(trx, row.id, c), refund);
     lastLook.get(state)?.delete(row.id);

@@ -2,7 +2,7 @@ import type { ChannelEntry } from '../cache/channels.ts';
 import { withKey } from '../routing.ts';
 import type { RelayState } from '../state.ts';
 import { TaskFreshness } from '../tasks/freshness.ts';
-import { finishTaskOnce, type TaskRefund } from '../tasks/refund.ts';
+import { finishTaskOnce, refundOf } from '../tasks/refund.ts';
 import { callTaskChannel } from '../tasks/upstream.ts';
 import { slimData } from './data.ts';
 import {
@@ -96,17 +96,6 @@ export function changesOf(
   return c;
 }
 
-const refundOf = (row: TaskRow, reason: string): TaskRefund => ({
-  userId: row.user_id,
-  tokenId: row.token_id,
-  channelId: row.channel_id,
-  quota: row.quota,
-  model: modelOf(row.action),
-  group: row.group,
-  taskId: row.task_id || `#${row.id}`,
-  reason,
-});
-
 /**
  * Saves changes to an unfinished task. Reaching SUCCESS or FAILURE is a claim only one caller wins
  * (finishTaskOnce); a failure refunds the charge in the same transaction. Returns whether this call changed
@@ -117,7 +106,7 @@ export async function applyChanges(state: RelayState, row: TaskRow, c: TaskChang
   if (!isTerminal(status)) return updateUnfinished(state.ctx.db.db, row.id, c);
   const refund =
     status === SunoStatus.Failure && row.quota > 0
-      ? refundOf(row, String(c.fail_reason ?? row.fail_reason))
+      ? refundOf(row, modelOf(row.action), row.task_id, String(c.fail_reason ?? row.fail_reason))
       : null;
   const won = await finishTaskOnce(state, (trx) => updateUnfinished(trx, row.id, c), refund);
   freshnessOf(state).forget(row.id);

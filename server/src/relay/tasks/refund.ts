@@ -16,6 +16,28 @@ export interface TaskRefund {
   reason: string;
 }
 
+/** The columns a charged task row keeps for its refund (midjourneys and tasks alike). */
+export interface ChargedRow {
+  id: number;
+  user_id: number;
+  token_id: number;
+  channel_id: number;
+  quota: number;
+  group: string;
+}
+
+/** The refund of a charged task: its whole charge back to its user, token and channel. */
+export const refundOf = (row: ChargedRow, model: string, upstreamId: string, reason: string): TaskRefund => ({
+  userId: row.user_id,
+  tokenId: row.token_id,
+  channelId: row.channel_id,
+  quota: row.quota,
+  model,
+  group: row.group,
+  taskId: upstreamId || `#${row.id}`,
+  reason,
+});
+
 /**
  * Finishes a task exactly once. `claim` moves the task's row to its final state inside a transaction and says
  * whether this call did it: a conditional UPDATE (`... WHERE status is not final`), so of any number of callers
