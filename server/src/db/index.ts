@@ -18,6 +18,7 @@ import * as m005 from './migrations/005_midjourney_tasks.ts';
 import * as m006 from './migrations/006_import_marks.ts';
 import * as m007 from './migrations/007_log_query_indexes.ts';
 import * as m008 from './migrations/008_suno_tasks.ts';
+import * as m009 from './migrations/009_log_hourly.ts';
 import type { Database } from './schema.ts';
 
 export type { DialectName } from './dialect.ts';
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, { up(db: Kysely<any>, dialect: DialectName): Pr
   '006_import_marks': m006,
   '007_log_query_indexes': m007,
   '008_suno_tasks': m008,
+  '009_log_hourly': m009,
 };
 
 /** Opens the database a DSN names (empty: SQLite at sqlitePath) without migrating it. */

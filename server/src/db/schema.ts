@@ -217,6 +217,16 @@ export interface QuotaDataTable {
   quota: number;
 }
 
+/** Consumption of one model in one hour (`created_at`: the hour's first second), summed from the usage log. */
+export interface LogHourlyTable {
+  created_at: number;
+  model_name: string;
+  count: number;
+  quota: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
 export interface SetupsTable {
   id: Generated<number>;
   version: string;
@@ -229,7 +239,10 @@ export interface RevokedSessionsTable {
   expires_at: number;
 }
 
-/** How far `npm run import` has copied an append-only table of one source database (import/logs.ts). */
+/**
+ * How far a reader has copied an append-only table: `npm run import` per source database (import/logs.ts), and
+ * the hourly export of the usage log (source `hourly-export`, modules/data/mark.ts).
+ */
 export interface ImportMarksTable {
   source: string;
   entity: string;
@@ -249,6 +262,7 @@ export interface Database {
   tasks: TasksTable;
   top_ups: TopUpsTable;
   quota_data: QuotaDataTable;
+  log_hourly: LogHourlyTable;
   setups: SetupsTable;
   revoked_sessions: RevokedSessionsTable;
   import_marks: ImportMarksTable;

@@ -1,53 +1,89 @@
-import { sql } from 'kysely';
+import { LogType } from '@modelgate/shared';
+import { type Insertable, type Kysely, sql } from 'kysely';
 import type { AppContext } from '../../context.ts';
+import type { Database, LogHourlyTable, QuotaDataTable } from '../../db/schema.ts';
+import { type HourlyMark, readHourlyMark, writeHourlyMark } from './mark.ts';
 
 const HOUR = 3600;
 const INSERT_CHUNK = 500;
 
+const hourOf = (t: number) => t - (t % HOUR);
+
 /**
- * Rebuilds the hourly `quota_data` buckets (user x model x hour: count, quota, token_used) from the consume
- * rows of the usage log.
+ * Rebuilds the hourly buckets of the usage log's consumption rows: `quota_data` (user x model x hour: count,
+ * quota, token_used) for the dashboard's per-user views, and `log_hourly` (model x hour: count, quota, prompt and
+ * completion tokens) next to the log, for the stat over everyone and the all-users dashboard.
  *
  * Why replace instead of increment: the log may live in another database (LOG_SQL_DSN), so no transaction can
  * cover "read these log rows" and "add them to the buckets". Instead each run recomputes every bucket from
- * `since` onward from the log and replaces those buckets in one transaction. Running twice gives the same
- * rows, a crash between runs loses nothing, and a log row written late (batched writes) is picked up by the
- * next run because the window starts one hour before the last bucket already written (or at the oldest log
- * row left, whichever is later: buckets are kept after their log rows expire, see modules/retention).
+ * `since` onward from the log rows up to the newest id, replaces those buckets, and moves the mark (mark.ts) to
+ * that id with `log_hourly`. Running twice gives the same rows and a crash between runs loses nothing. `since` is
+ * the earliest hour of any row above the previous mark (a late write of a batch, or history imported later),
+ * and never later than the hour before the previous run (a row of a concurrent writer may commit after a higher
+ * id was read). Buckets older than the oldest log row left are kept: see modules/retention.
  */
-export async function exportQuotaData(ctx: AppContext, now = Math.floor(Date.now() / 1000)): Promise<{ since: number; buckets: number }> {
-  const db = ctx.db.db;
-  const last = await db.selectFrom('quota_data').select((eb) => eb.fn.max('created_at').as('last')).executeTakeFirst();
-  const lastBucket = Number(last?.last ?? 0);
-  // Buckets older than the oldest log row left are kept as they are: retention (or an admin's cleanup) deleted
-  // their rows, and rebuilding them from nothing would erase the dashboard's history.
-  const oldest = await ctx.logDb.db
-    .selectFrom('logs')
-    .select((eb) => eb.fn.min('created_at').as('t'))
-    .executeTakeFirst();
-  if (oldest?.t === null || oldest?.t === undefined) return { since: now, buckets: 0 };
-  const oldestHour = Number(oldest.t) - (Number(oldest.t) % HOUR);
-  const since = Math.max(lastBucket > 0 ? lastBucket - HOUR : 0, oldestHour);
+export async function exportQuotaData(
+  ctx: AppContext,
+  now = Math.floor(Date.now() / 1000),
+): Promise<{ since: number; buckets: number; hourly: number }> {
+  const logDb = ctx.logDb.db;
+  // Separate statements: SQLite answers a lone min() or max() from an index end, two together by a full scan.
+  const [mark, top, oldest] = await Promise.all([
+    readHourlyMark(logDb),
+    logDb
+      .selectFrom('logs')
+      .select((eb) => eb.fn.max('id').as('id'))
+      .executeTakeFirst(),
+    logDb
+      .selectFrom('logs')
+      .select((eb) => eb.fn.min('created_at').as('t'))
+      .executeTakeFirst(),
+  ]);
+  if (top?.id === null || top?.id === undefined) return { since: now, buckets: 0, hourly: 0 };
+  const upTo = Number(top.id);
+  const since = Math.max(
+    await windowStart(logDb, mark, upTo),
+    // Buckets older than the oldest log row left are kept as they are: retention (or an admin's cleanup) deleted
+    // their rows, and rebuilding them from nothing would erase the dashboard's history.
+    hourOf(Number(oldest?.t ?? 0)),
+  );
+  // The first run (an upgrade) builds all of log_hourly, but rebuilds quota_data only from where it stopped:
+  // millions of per-user buckets would hold the write lock for minutes on SQLite.
+  const quotaSince = mark ? since : Math.max(since, (await lastBucket(ctx.db.db)) - HOUR);
 
   const bucket = sql<number>`(created_at - (created_at % ${sql.lit(HOUR)}))`;
-  const rows = await ctx.logDb.db
-    .selectFrom('logs')
-    .select((eb) => [
-      'user_id',
-      'model_name',
-      bucket.as('hour'),
-      eb.fn.max('username').as('username'),
-      eb.fn.countAll().as('count'),
-      eb.fn.sum('quota').as('quota'),
-      eb.fn.sum(sql<number>`prompt_tokens + completion_tokens`).as('token_used'),
-    ])
-    .where('type', '=', 2)
-    .where('created_at', '>=', since)
-    .where('created_at', '<=', now)
-    .groupBy(['user_id', 'model_name', bucket])
-    .execute();
-
-  const values = rows.map((r) => ({
+  const consumed = (from: number) =>
+    logDb
+      .selectFrom('logs')
+      .where('type', '=', LogType.Consume)
+      .where('created_at', '>=', from)
+      .where('id', '<=', upTo);
+  const [users, models] = await Promise.all([
+    consumed(quotaSince)
+      .select((eb) => [
+        'user_id',
+        'model_name',
+        bucket.as('hour'),
+        eb.fn.max('username').as('username'),
+        eb.fn.countAll().as('count'),
+        eb.fn.sum('quota').as('quota'),
+        eb.fn.sum(sql<number>`prompt_tokens + completion_tokens`).as('token_used'),
+      ])
+      .groupBy(['user_id', 'model_name', bucket])
+      .execute(),
+    consumed(since)
+      .select((eb) => [
+        'model_name',
+        bucket.as('hour'),
+        eb.fn.countAll().as('count'),
+        eb.fn.sum('quota').as('quota'),
+        eb.fn.sum('prompt_tokens').as('prompt_tokens'),
+        eb.fn.sum('completion_tokens').as('completion_tokens'),
+      ])
+      .groupBy(['model_name', bucket])
+      .execute(),
+  ]);
+  const perUser: Insertable<QuotaDataTable>[] = users.map((r) => ({
     user_id: Number(r.user_id),
     username: String(r.username ?? ''),
     model_name: r.model_name,
@@ -56,14 +92,64 @@ export async function exportQuotaData(ctx: AppContext, now = Math.floor(Date.now
     quota: Number(r.quota ?? 0),
     token_used: Number(r.token_used ?? 0),
   }));
+  const perModel: LogHourlyTable[] = models.map((r) => ({
+    model_name: r.model_name,
+    created_at: Number(r.hour),
+    count: Number(r.count),
+    quota: Number(r.quota ?? 0),
+    prompt_tokens: Number(r.prompt_tokens ?? 0),
+    completion_tokens: Number(r.completion_tokens ?? 0),
+  }));
 
-  await db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('quota_data').where('created_at', '>=', since).execute();
-    for (let i = 0; i < values.length; i += INSERT_CHUNK) {
-      await trx.insertInto('quota_data').values(values.slice(i, i + INSERT_CHUNK)).execute();
-    }
+  // quota_data first: should the second transaction fail, the mark stays and the next run redoes both.
+  await ctx.db.db.transaction().execute((trx) => replaceFrom(trx, 'quota_data', quotaSince, perUser));
+  await logDb.transaction().execute(async (trx) => {
+    await replaceFrom(trx, 'log_hourly', since, perModel);
+    await writeHourlyMark(trx, { lastId: upTo, ranAt: now });
   });
-  return { since, buckets: values.length };
+  return { since, buckets: perUser.length, hourly: perModel.length };
+}
+
+async function lastBucket(db: Kysely<Database>): Promise<number> {
+  const last = await db
+    .selectFrom('quota_data')
+    .select((eb) => eb.fn.max('created_at').as('t'))
+    .executeTakeFirst();
+  return Number(last?.t ?? 0);
+}
+
+/** The first hour to rebuild: everything before the first export, else see exportQuotaData. */
+async function windowStart(db: Kysely<Database>, mark: HourlyMark | undefined, upTo: number): Promise<number> {
+  if (!mark) return 0;
+  const fresh = await db
+    .selectFrom('logs')
+    // `+ 0`: not min() through the created_at index, which would walk every row below the mark from the oldest
+    // on; the id range alone picks the rows.
+    .select(sql<number | null>`min(created_at + 0)`.as('t'))
+    .where('id', '>', mark.lastId)
+    .where('id', '<=', upTo)
+    .executeTakeFirst();
+  const previous = hourOf(mark.ranAt) - HOUR;
+  return fresh?.t === null || fresh?.t === undefined ? previous : Math.min(previous, hourOf(Number(fresh.t)));
+}
+
+/** Replaces a bucket table's rows from `since` on (both tables key their buckets by `created_at`). */
+async function replaceFrom(
+  trx: Kysely<Database>,
+  table: 'quota_data' | 'log_hourly',
+  since: number,
+  values: Insertable<QuotaDataTable>[] | LogHourlyTable[],
+): Promise<void> {
+  await trx
+    .deleteFrom(table as 'quota_data')
+    .where('created_at', '>=', since)
+    .execute();
+  for (let i = 0; i < values.length; i += INSERT_CHUNK) {
+    await trx
+      .insertInto(table)
+      .values(values.slice(i, i + INSERT_CHUNK) as Insertable<QuotaDataTable>[])
+      .execute();
+  }
 }
 
 /**

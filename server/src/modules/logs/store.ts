@@ -2,6 +2,8 @@ import { type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/index.ts';
 import type { LogsTable } from '../../db/schema.ts';
 import { applyLogFilter, type LogCursor, type LogFilter } from './filters.ts';
+import { hourlySums } from './stat-hourly.ts';
+import { sumConsumption } from './sums.ts';
 
 /**
  * Totals above this are reported as "at least COUNT_CAP": counting millions of matching rows exactly costs
@@ -74,7 +76,10 @@ export interface LogStat {
   tpm: number;
 }
 
-/** Sums of consumption (type 2) under the filters; rpm/tpm look at the last minute whatever the time range. */
+/**
+ * Sums of consumption (type 2) under the filters, from the hourly buckets where the filters allow
+ * (stat-hourly.ts); rpm/tpm look at the last minute whatever the time range.
+ */
 export async function statLogs(
   handle: Db,
   f: LogFilter,
@@ -82,14 +87,7 @@ export async function statLogs(
 ): Promise<LogStat> {
   const db = handle.db;
   const [sums, recent] = await Promise.all([
-    applyLogFilter(db.selectFrom('logs'), f, { withType: false })
-      .where('type', '=', LOG_TYPE_CONSUME)
-      .select((eb) => [
-        eb.fn.sum<number>('quota').as('quota'),
-        eb.fn.sum<number>('prompt_tokens').as('prompt_tokens'),
-        eb.fn.sum<number>('completion_tokens').as('completion_tokens'),
-      ])
-      .executeTakeFirstOrThrow(),
+    hourlySums(handle, f).then((s) => s ?? sumConsumption(db, f)),
     applyLogFilter(db.selectFrom('logs'), f, { withType: false, withTime: false })
       .where('type', '=', LOG_TYPE_CONSUME)
       .where('created_at', '>=', now - 60)
@@ -99,13 +97,9 @@ export async function statLogs(
       ])
       .executeTakeFirstOrThrow(),
   ]);
-  const prompt = Number(sums.prompt_tokens ?? 0);
-  const completion = Number(sums.completion_tokens ?? 0);
   return {
-    quota: Number(sums.quota ?? 0),
-    prompt_tokens: prompt,
-    completion_tokens: completion,
-    total_tokens: prompt + completion,
+    ...sums,
+    total_tokens: sums.prompt_tokens + sums.completion_tokens,
     rpm: Number(recent.requests ?? 0),
     tpm: Number(recent.tokens ?? 0),
   };
