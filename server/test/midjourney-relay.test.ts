@@ -322,6 +322,34 @@ for (const engine of DATABASES) {
       ]);
     });
 
+    it("routes submits by the group's routing mode", async () => {
+      await server.ctx.options.set('GroupRoutingMode', JSON.stringify({ 'mj-turns': 'round_robin' }));
+      try {
+        const ids: number[] = [];
+        for (let i = 0; i < 2; i++)
+          ids.push(
+            (
+              await seedChannel(server.ctx, {
+                type: 2,
+                baseUrl: proxy.url,
+                key: SECRET,
+                models: MJ_MODELS,
+                group: 'mj-turns',
+              })
+            ).id,
+          );
+        const user = await seedUser(server.ctx, { quota: START, group: 'mj-turns' });
+        const token = await seedToken(server.ctx, { userId: user.id, remain: START });
+        for (let i = 0; i < 4; i++) await imagine(token.apiKey, `a fox number ${i}`);
+        const used = (await books(user.id, token.id)).logs.map((l) => l.channel_id);
+        expect(used).toHaveLength(4);
+        for (let i = 1; i < 4; i++) expect(used[i]).not.toBe(used[i - 1]);
+        expect(new Set(used)).toEqual(new Set(ids));
+      } finally {
+        await server.ctx.options.set('GroupRoutingMode', '{}');
+      }
+    });
+
     it('refunds a failed task exactly once with 20 fetches and a notify callback racing the loop', async () => {
       await server.ctx.options.set('MjNotifyEnabled', 'true');
       const { user, token } = await account();

@@ -645,6 +645,38 @@ describe('relay: OpenAI Realtime over WebSocket', () => {
     }
   });
 
+  it("picks channels by the group's routing mode, like the other relays", async () => {
+    await server.ctx.options.set('GroupRoutingMode', JSON.stringify({ 'rt-turns': 'round_robin' }));
+    try {
+      for (const key of ['sk-upstream-openai', 'sk-upstream-mini'])
+        await seedChannel(server.ctx, {
+          baseUrl: mock.url,
+          key,
+          models: ['gpt-realtime'],
+          group: 'rt-turns',
+        });
+      const user = await seedUser(server.ctx, { quota: 1_000_000, group: 'rt-turns' });
+      const { apiKey } = await seedToken(server.ctx, { userId: user.id, unlimited: true });
+      const before = mock.handshakes.length;
+      for (let i = 0; i < 4; i++) {
+        const conn = await dial(realtimeUrl('gpt-realtime'), {
+          headers: { authorization: `Bearer ${apiKey}` },
+        });
+        if (!isConn(conn)) throw new Error(`refused: ${JSON.stringify(conn)}`);
+        await conn.next('session.created');
+        conn.ws.close();
+        await conn.closed;
+      }
+      const keys = mock.handshakes.slice(before).map((h) => h.headers.authorization);
+      expect(keys).toHaveLength(4);
+      // In turn: never the same channel twice in a row, each channel twice.
+      for (let i = 1; i < 4; i++) expect(keys[i]).not.toBe(keys[i - 1]);
+      expect(new Set(keys).size).toBe(2);
+    } finally {
+      await server.ctx.options.set('GroupRoutingMode', '{}');
+    }
+  });
+
   it('ends open sessions with 1001 when the gateway shuts down, billing what ran', async () => {
     const other = await startServer();
     try {

@@ -4,9 +4,11 @@ import { ApiError } from '../../infra/envelope.ts';
 import { assertFetchableUrl, userUrlPolicy } from '../../infra/ssrf.ts';
 import type { Hold } from '../../ledger/balance.ts';
 import { authenticate, type Caller, checkAllowedIp } from '../auth.ts';
+import type { Outcome } from '../breaker/index.ts';
 import type { ChannelEntry } from '../cache/channels.ts';
-import { scrub } from '../errors.ts';
-import { autoDisable, pickChannel, withKey } from '../routing.ts';
+import { RelayError, scrub } from '../errors.ts';
+import { type Lease, outcomeOf, pinnedLease } from '../router/router.ts';
+import { autoDisable, withKey } from '../routing.ts';
 import type { RelayState } from '../state.ts';
 import { chargeTask, holdTask, taskPrice } from '../tasks/charge.ts';
 import { MJ_FALLBACK_PRICE, MjAction, modelOf } from './actions.ts';
@@ -49,7 +51,39 @@ export async function submit(
   const model = modelOf(plan.action);
   if (!caller.pinned && caller.token?.modelLimits && !caller.token.modelLimits.has(model))
     throw new MjError(403, MjCode.ValidationError, `this API key may not use ${model}`);
-  const ch = channelFor(state, caller, plan, model);
+  const lease = leaseFor(state, caller, plan, model);
+  // What the breaker learns from this submit: only the upstream's own failures count against the channel.
+  let outcome: Outcome = 'ignore';
+  try {
+    const job = { caller, plan, kind, mode, model, ch: lease.channel, startedAt };
+    outcome = await submitOn(state, req, reply, job);
+  } catch (err) {
+    if (err instanceof RelayError) outcome = outcomeOf(err);
+    throw err;
+  } finally {
+    lease.end(outcome);
+  }
+}
+
+interface SubmitJob {
+  caller: Caller;
+  plan: SubmitPlan;
+  kind: SubmitKind;
+  mode: string | undefined;
+  model: string;
+  ch: ChannelEntry;
+  startedAt: number;
+}
+
+/** The submit once its channel is chosen; says how the upstream did. */
+async function submitOn(
+  state: RelayState,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  { caller, plan, kind, mode, model, ch, startedAt }: SubmitJob,
+): Promise<Outcome> {
+  const { ctx } = state;
+  const body = req.body as Record<string, unknown>;
   const hook = await notifyHookOf(state, body);
 
   const price = taskPrice(state, caller.group, model, MJ_FALLBACK_PRICE);
@@ -93,7 +127,7 @@ export async function submit(
     reply
       .code(status)
       .send({ ...(answer ?? { code: MjCode.Failure, result: null, properties: {} }), description });
-    return;
+    return res.status >= 500 ? 'fail' : 'ignore';
   }
 
   const mjId = typeof answer.result === 'string' ? answer.result : '';
@@ -145,30 +179,42 @@ export async function submit(
     startedAt,
   });
   reply.code(200).send(answer);
+  return 'ok';
 }
 
-/** The channel a submit goes to: its parent's for a follow-up, the admin's pinned one, else by group and model. */
-function channelFor(state: RelayState, caller: Caller, plan: SubmitPlan, model: string): ChannelEntry {
-  let picked: ChannelEntry | null | undefined;
+/**
+ * The channel a submit goes to: its parent's for a follow-up and the admin's pinned one as they are, else routed
+ * by group and model (routing mode and circuit breaker).
+ */
+function leaseFor(
+  state: RelayState,
+  caller: Caller,
+  plan: SubmitPlan,
+  model: string,
+): Lease & { channel: ChannelEntry } {
+  let lease: Lease | null;
   if (plan.parent) {
-    picked = state.channels.get(plan.parent.channel_id);
-    if (!picked || picked.status !== ChannelStatus.Enabled)
+    const parent = state.channels.get(plan.parent.channel_id);
+    if (!parent || parent.status !== ChannelStatus.Enabled)
       throw new MjError(
         400,
         MjCode.ValidationError,
         "the channel of this task's parent is no longer available",
       );
+    lease = pinnedLease(parent);
   } else if (caller.pinned) {
-    picked = caller.pinned;
+    lease = pinnedLease(caller.pinned);
   } else {
-    picked = pickChannel(state.channels.tiers(caller.group, model), new Set());
+    lease = state.router.pick(caller.group, model, state.channels.tiers(caller.group, model), new Set());
   }
-  const ch = picked ? withKey(picked) : null;
-  if (!ch)
-    throw new MjError(503, MjCode.Failure, `no available channel for ${model} in group ${caller.group}`);
-  if (!MJ_CHANNEL_TYPES.has(ch.type))
+  const ch = lease ? withKey(lease.channel) : null;
+  if (!lease || !ch || !MJ_CHANNEL_TYPES.has(ch.type)) {
+    lease?.end('ignore');
+    if (!ch)
+      throw new MjError(503, MjCode.Failure, `no available channel for ${model} in group ${caller.group}`);
     throw new MjError(503, MjCode.Failure, `channel #${ch.id} is not a Midjourney Proxy channel`);
-  return ch;
+  }
+  return { channel: ch, end: lease.end };
 }
 
 /** The client's notifyHook, kept for forwarding when MjNotifyEnabled is on; refused when the guard refuses it. */

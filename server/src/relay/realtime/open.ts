@@ -5,12 +5,12 @@ import { holdQuota } from '../billing/quota.ts';
 import type { ChannelEntry, Tier } from '../cache/channels.ts';
 import { RelayError } from '../errors.ts';
 import type { RelayRequest } from '../exchange.ts';
+import { outcomeOf, pinnedLease } from '../router/router.ts';
 import {
   autoDisable,
   autoDisableKey,
   hasOtherKey,
   mapStatus,
-  pickChannel,
   shouldDisable,
   shouldRetry,
   withKey,
@@ -130,16 +130,23 @@ export async function openSession(
   let lastFailed: number | undefined;
   try {
     for (let attempt = 0; attempt <= retries; attempt++) {
-      const picked = caller.pinned ?? pickChannel(tiers, tried, lastFailed);
-      if (!picked) break;
-      tried.add(picked.id);
-      const ch: ChannelEntry | null = withKey(picked);
-      if (!ch) continue;
+      const lease = caller.pinned
+        ? pinnedLease(caller.pinned)
+        : state.router.pick(caller.group, model, tiers, tried, lastFailed);
+      if (!lease) break;
+      tried.add(lease.channel.id);
+      const ch: ChannelEntry | null = withKey(lease.channel);
+      if (!ch) {
+        lease.end('ignore');
+        continue;
+      }
       chain.push(ch.id);
       const upstreamModel = ch.modelMapping[model] || model;
       try {
         const target = realtimeTarget(ch, upstreamModel, ask.beta, ask.apiVersion);
         const upstream = await connectUpstream(ctx, ch, target, timeoutMs);
+        // The breaker judges the channel on opening the session; the session itself is not counted in flight.
+        lease.end('ok');
         return {
           upstream,
           setup: { state, req, caller, model, upstreamModel, ch, chain, price, hold, holdAmount },
@@ -148,6 +155,7 @@ export async function openSession(
           },
         };
       } catch (err) {
+        lease.end(err instanceof RelayError ? outcomeOf(err) : 'ignore');
         if (!(err instanceof RelayError)) throw err;
         const e = mapStatus(err, ch);
         lastError = e;
