@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { SSE_HEADERS } from './sse.ts';
 
 export interface ClientStreamOptions {
@@ -18,6 +19,10 @@ export interface ClientStreamOptions {
  * The client's side of a relayed stream: headers on the first write (so a stream that fails before it can
  * still be retried elsewhere), writes that wait for the socket to drain, keep-alive comments while the
  * upstream is quiet, and the client leaving (which aborts the upstream read).
+ *
+ * Writes are corked until the event loop's next check phase: what one upstream read produced, the stream's
+ * end included when it came in the same read, goes to the socket in one writev instead of one per write (a
+ * socket write is the costliest step of relaying a short stream).
  */
 export class ClientStream {
   started = false;
@@ -25,6 +30,8 @@ export class ClientStream {
   /** ms from `startedAt` until the first bytes reached the client. */
   firstAt = 0;
   private quietTick = false;
+  /** The socket corked by the last write, until the next check phase. */
+  private corked: Socket | null = null;
   private ping: NodeJS.Timeout | undefined;
   private readonly raw: ServerResponse;
 
@@ -71,6 +78,13 @@ export class ClientStream {
     if (!this.firstAt) this.firstAt = Math.max(1, Math.round(performance.now() - this.startedAt));
     this.start();
     this.quietTick = false;
+    // The socket itself: the response lets go of it once finished, and its uncork would then miss it.
+    const socket = this.raw.socket;
+    if (!this.corked && socket) {
+      this.corked = socket;
+      socket.cork();
+      setImmediate(this.uncork);
+    }
     if (!this.raw.write(s) && !this.clientGone) {
       await new Promise<void>((resolve) => {
         this.raw.once('drain', resolve);
@@ -78,6 +92,11 @@ export class ClientStream {
       });
     }
   }
+
+  private uncork = () => {
+    this.corked?.uncork();
+    this.corked = null;
+  };
 
   /** Stops the pings; the stream's end is written by the caller. */
   stop(): void {
