@@ -7,6 +7,9 @@ import { ApiError } from '../infra/envelope.ts';
  * `local` marks gateway-side refusals (bad input, auth, quota): never retried, never a reason to disable a channel.
  */
 export class RelayError extends Error {
+  /** Headers the error reply carries (e.g. retry-after), whatever protocol renders the body. */
+  headers?: Record<string, string>;
+
   constructor(
     readonly status: number,
     message: string,

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { relayFailure } from './errors.ts';
+import { RelayError, relayFailure } from './errors.ts';
 import { codecFor } from './formats/codecs.ts';
 import { kindOfStatus } from './formats/common.ts';
 import type { HubError, WireFormat } from './formats/hub.ts';
@@ -7,9 +7,20 @@ import type { HubError, WireFormat } from './formats/hub.ts';
 /**
  * Any error thrown while relaying, as the status and body the client's protocol uses: OpenAI's
  * `{error:{message,type,param,code}}`, Anthropic's `{type:"error",error:{type,message}}` or Google's
- * `{error:{code,message,status}}`. The request id is in the message (and in a header on every reply).
+ * `{error:{code,message,status}}`. The request id is in the message (and in a header on every reply);
+ * `headers` are the error's own (retry-after...), to set on the reply.
  */
 export function failureIn(
+  format: WireFormat,
+  err: unknown,
+  requestId: string,
+  log: FastifyBaseLogger,
+): { status: number; body: unknown; headers?: Record<string, string> } {
+  const headers = err instanceof RelayError ? err.headers : undefined;
+  return { ...encodedFailure(format, err, requestId, log), headers };
+}
+
+function encodedFailure(
   format: WireFormat,
   err: unknown,
   requestId: string,

@@ -1,6 +1,6 @@
 import type { RelayMeter } from '../infra/metrics/relay-metrics.ts';
 import type { Caller } from './auth.ts';
-import { holdFor, priceFor } from './billing/charge.ts';
+import { expectedTokens, holdFor, priceFor } from './billing/charge.ts';
 import { countText } from './billing/tokenizer.ts';
 import type { ChannelEntry } from './cache/channels.ts';
 import { CallAbort } from './call-abort.ts';
@@ -116,7 +116,10 @@ async function relay(
   const onSuccess = await state.rateLimit.acquire(caller.user.id, caller.group);
   const price = priceFor(state, caller, model);
   const qpu = ctx.options.float('QuotaPerUnit');
-  const holdAmount = holdFor(mode, info, price, qpu, ctx.options.int('PreConsumedQuota'));
+  const preConsumed = ctx.options.int('PreConsumedQuota');
+  const holdAmount = holdFor(mode, info, price, qpu, preConsumed);
+  const expected = expectedTokens(mode, info, preConsumed);
+  const perMinute = await state.minuteLimits.acquire(caller, model, expected.prompt + expected.answer, reply);
   const hold = await state.ledger.hold(
     caller.user.balance,
     caller.token?.balance,
@@ -124,6 +127,7 @@ async function relay(
     caller.token?.unlimited ?? true,
   );
   if (typeof hold === 'string') {
+    perMinute?.settle(0);
     const who = hold === 'user' ? 'your account balance' : "this API key's remaining quota";
     throw new RelayError(
       403,
@@ -158,6 +162,7 @@ async function relay(
         lease.end('ok');
         const quota = settle(state, req, caller, input, hold, price, produced, ch, chain, startedAt);
         meter?.answered(quota, produced.usage, produced.firstAt);
+        perMinute?.settle(produced.usage.promptTokens + produced.usage.completionTokens);
         onSuccess().catch((err) => req.log.warn({ err }, 'rate limit bookkeeping failed'));
         return;
       } catch (err) {
@@ -191,6 +196,7 @@ async function relay(
     );
   } catch (err) {
     state.ledger.release(hold);
+    perMinute?.settle(0);
     throw err;
   }
 }

@@ -55,7 +55,8 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext, lane:
   await app.register(async (r) => {
     r.setErrorHandler((err, req, reply) => {
       const format = answeredIn.get(req) ?? req.routeOptions.config.format ?? 'openai';
-      const { status, body } = failureIn(format, err, req.id, req.log);
+      const { status, body, headers } = failureIn(format, err, req.id, req.log);
+      if (headers) reply.headers(headers);
       return reply.status(status).send(body);
     });
 

@@ -2,6 +2,7 @@ import {
   BREAKER_OPTIONS,
   type BreakerOptionKey,
   breakerOptionProblem,
+  groupModelRateLimitProblem,
   groupRoutingModeProblem,
   RETENTION_OPTIONS,
   type RetentionOptionKey,
@@ -290,6 +291,8 @@ export const OPTIONS: Record<string, OptionDef> = {
   ModelRequestRateLimitCount: intAtLeast(0, 0),
   ModelRequestRateLimitSuccessCount: intAtLeast(1000, 1),
   ModelRequestRateLimitGroup: groupRateLimits('{}'),
+  // Requests and tokens per minute by group and model (relay/limits; {} = none)
+  GroupModelRateLimit: withCheck(j('{}'), (v) => groupModelRateLimitProblem(JSON.parse(v))),
   // Provider options
   'gemini.safety_settings': textMap('{"default":"OFF","HARM_CATEGORY_CIVIC_INTEGRITY":"BLOCK_NONE"}'),
   'gemini.version_settings': textMap('{"default":"v1beta","gemini-1.0-pro":"v1"}'),

@@ -95,9 +95,10 @@ export function createLane(ctx: AppContext) {
         if (!res.writableEnded) res.end();
         return;
       }
-      const { status, body } = failureIn(route.format, err, req.id, req.log);
+      const { status, body, headers } = failureIn(route.format, err, req.id, req.log);
       // The path only: Gemini clients may put their key in the query string.
       if (status >= 500) req.log.error({ url: req.url.split('?')[0], status }, 'request failed');
+      if (headers) for (const [name, value] of Object.entries(headers)) reply.header(name, value);
       reply.code(status).send(body);
     }
   }

@@ -1,3 +1,4 @@
+import { GroupModelRateLimitSection } from '../rate-limits/GroupModelRateLimitSection.tsx';
 import type { OptionMap } from './api.ts';
 import type { FieldDef } from './fields.ts';
 import { OptionSection } from './OptionSection.tsx';
@@ -23,7 +24,12 @@ const FIELDS: FieldDef[] = [
   },
 ];
 
-/** Per-user model request limits, with per-group overrides (spec 001 §5 "Rate limit"). */
+/** Per-user model request limits, with per-group overrides (spec 001 §5 "Rate limit"), then RPM / TPM by group and model. */
 export function RateLimitTab({ options }: { options: OptionMap }) {
-  return <OptionSection title="settings.section.ratelimit" fields={FIELDS} options={options} />;
+  return (
+    <>
+      <OptionSection title="settings.section.ratelimit" fields={FIELDS} options={options} />
+      <GroupModelRateLimitSection options={options} />
+    </>
+  );
 }
