@@ -3,7 +3,7 @@ import type { Database, Db, DialectName } from '../db/index.ts';
 import type { LogsTable } from '../db/schema.ts';
 
 /** One usage log row as the relay writes it (every column but the id). */
-export type LogRow = Omit<LogsTable, 'id'>;
+export type LogRow = Omit<LogsTable, 'id' | 'cost'> & { cost: number };
 
 const COLUMNS: Array<keyof LogRow> = [
   'user_id',
@@ -15,6 +15,7 @@ const COLUMNS: Array<keyof LogRow> = [
   'token_id',
   'model_name',
   'quota',
+  'cost',
   'prompt_tokens',
   'completion_tokens',
   'use_time',

@@ -33,6 +33,8 @@ export interface Produced {
   note?: string;
   /** The charge, when the caller priced the usage itself (realtime audio); else the text or image formula's. */
   quota?: number;
+  /** The upstream cost, when the caller priced the usage itself (with the quota above). */
+  cost?: number;
   /** Extra fields for the log row's `other` (audio counts and ratios). */
   other?: Record<string, unknown>;
 }

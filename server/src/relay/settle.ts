@@ -1,6 +1,7 @@
 import { LogType } from '@modelgate/shared';
 import type { Hold } from '../ledger/balance.ts';
 import type { Caller } from './auth.ts';
+import { upstreamPrice } from './billing/channel-cost.ts';
 import { imageQuota, logContent } from './billing/charge.ts';
 import { type Price, textQuota } from './billing/quota.ts';
 import type { ChannelEntry } from './cache/channels.ts';
@@ -9,7 +10,8 @@ import type { Produced, RelayInput } from './input.ts';
 import type { RelayState } from './state.ts';
 
 /**
- * Turns the hold into the charge, queues the counters and the usage log row, and checks the quota warning.
+ * Turns the hold into the charge, queues the counters and the usage log row (with the upstream cost: the same
+ * formula at the channel's price, billing/channel-cost.ts), and checks the quota warning.
  * Returns the quota charged, or null when the hold had already been settled.
  */
 export function settle(
@@ -33,6 +35,10 @@ export function settle(
     (images ? imageQuota(price, input.info.model, images, qpu) : textQuota(usage, price, qpu));
   const before = caller.user.balance.available + hold.amount;
   if (!state.ledger.settle(hold, quota)) return null;
+  const upstreamAt = upstreamPrice(state.prices, ch, input.info.model, price);
+  const cost =
+    produced.cost ??
+    (images ? imageQuota(upstreamAt, input.info.model, images, qpu) : textQuota(usage, upstreamAt, qpu));
   const useMs = performance.now() - startedAt;
   const upstreamModel = ch.modelMapping[input.info.model] || input.info.model;
   const mapped = upstreamModel !== input.info.model;
@@ -90,6 +96,7 @@ export function settle(
           token_id: caller.token?.id ?? 0,
           model_name: input.info.model,
           quota,
+          cost,
           prompt_tokens: usage.promptTokens,
           completion_tokens: usage.completionTokens,
           use_time: Math.round(useMs / 1000),

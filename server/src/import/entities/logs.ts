@@ -64,6 +64,8 @@ function toRow(job: ImportJob, r: Record<string, unknown>): LogRow {
     token_id: int(r.token_id),
     model_name: fit(r.model_name, 191),
     quota: int(r.quota),
+    // new-api and one-api record no upstream cost: unknown, kept as 0.
+    cost: 0,
     prompt_tokens: int(r.prompt_tokens),
     completion_tokens: int(r.completion_tokens),
     use_time: useTime,

@@ -1,4 +1,10 @@
-import { ChannelStatus, channelSettingFields, settingFieldError } from '@modelgate/shared';
+import {
+  ChannelStatus,
+  channelCostProblem,
+  channelSettingFields,
+  costProblemMessage,
+  settingFieldError,
+} from '@modelgate/shared';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Database } from '../../db/index.ts';
@@ -56,7 +62,10 @@ export async function writeStatus(db: Db, row: ChannelRow, status: number, reaso
 const manualReason = (status: number) =>
   status === ChannelStatus.Enabled ? 'enabled by an administrator' : 'disabled by an administrator';
 
-/** The type's own setting fields (region, search...) and the multi-key mode, checked when a channel is saved. */
+/**
+ * The type's own setting fields (region, search...), the multi-key mode and the upstream cost prices, checked
+ * when a channel is saved.
+ */
 function checkSetting(type: number, text: string | undefined) {
   if (!text?.trim()) return;
   const setting = JSON.parse(text) as Record<string, unknown>;
@@ -67,6 +76,8 @@ function checkSetting(type: number, text: string | undefined) {
     const why = settingFieldError(f, setting[f.name]);
     if (why) throw new ApiError(`setting.${why}`);
   }
+  const cost = channelCostProblem(setting);
+  if (cost) throw new ApiError(`setting.${cost.key} ${costProblemMessage(cost.problem)}`);
 }
 
 function checkVertex(type: number, other: string) {

@@ -11,8 +11,9 @@ const hourOf = (t: number) => t - (t % HOUR);
 
 /**
  * Rebuilds the hourly buckets of the usage log's consumption rows: `quota_data` (user x model x hour: count,
- * quota, token_used) for the dashboard's per-user views, and `log_hourly` (model x hour: count, quota, prompt and
- * completion tokens) next to the log, for the stat over everyone and the all-users dashboard.
+ * quota, token_used) for the dashboard's per-user views, and `log_hourly` (model x channel x hour: count, quota,
+ * upstream cost, prompt and completion tokens) next to the log, for the stat over everyone, the all-users
+ * dashboard and the margin.
  *
  * Why replace instead of increment: the log may live in another database (LOG_SQL_DSN), so no transaction can
  * cover "read these log rows" and "add them to the buckets". Instead each run recomputes every bucket from
@@ -74,13 +75,15 @@ export async function exportQuotaData(
     consumed(since)
       .select((eb) => [
         'model_name',
+        'channel_id',
         bucket.as('hour'),
         eb.fn.countAll().as('count'),
         eb.fn.sum('quota').as('quota'),
+        eb.fn.sum('cost').as('cost'),
         eb.fn.sum('prompt_tokens').as('prompt_tokens'),
         eb.fn.sum('completion_tokens').as('completion_tokens'),
       ])
-      .groupBy(['model_name', bucket])
+      .groupBy(['model_name', 'channel_id', bucket])
       .execute(),
   ]);
   const perUser: Insertable<QuotaDataTable>[] = users.map((r) => ({
@@ -94,9 +97,11 @@ export async function exportQuotaData(
   }));
   const perModel: LogHourlyTable[] = models.map((r) => ({
     model_name: r.model_name,
+    channel_id: Number(r.channel_id),
     created_at: Number(r.hour),
     count: Number(r.count),
     quota: Number(r.quota ?? 0),
+    cost: Number(r.cost ?? 0),
     prompt_tokens: Number(r.prompt_tokens ?? 0),
     completion_tokens: Number(r.completion_tokens ?? 0),
   }));

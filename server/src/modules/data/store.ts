@@ -32,7 +32,7 @@ export async function listUserData(ctx: AppContext, who: { userId?: number; user
 
 /**
  * Every user's rows summed per model and hour (user fields left empty), oldest first: from `log_hourly` (a row
- * per model and hour) from its first bucket on, and from `quota_data` before it (history exported before
+ * per model, channel and hour) from its first bucket on, and from `quota_data` before it (history exported before
  * `log_hourly` existed, whose log rows may be gone). Both are rebuilt by the same export from the same rows.
  */
 export async function listAllData(ctx: AppContext, range: DataRange): Promise<QuotaDataRow[]> {
@@ -62,12 +62,19 @@ const allUsersRow = (r: { model_name: string; created_at: unknown; token_used: u
 
 /** Buckets from `start` to `end` inclusive (0 / infinity: unbounded). */
 async function hourlyData(ctx: AppContext, start: number, end: number): Promise<QuotaDataRow[]> {
+  // A bucket per channel: summed over them.
   let q = ctx.logDb.db
     .selectFrom('log_hourly')
-    .select(['model_name', 'created_at', 'count', 'quota', sql<number>`prompt_tokens + completion_tokens`.as('token_used')]);
+    .select((eb) => [
+      'model_name',
+      'created_at',
+      eb.fn.sum('count').as('count'),
+      eb.fn.sum('quota').as('quota'),
+      eb.fn.sum(sql<number>`prompt_tokens + completion_tokens`).as('token_used'),
+    ]);
   if (start > 0) q = q.where('created_at', '>=', start);
   if (Number.isFinite(end)) q = q.where('created_at', '<=', end);
-  const rows = await q.orderBy('created_at').orderBy('model_name').execute();
+  const rows = await q.groupBy(['created_at', 'model_name']).orderBy('created_at').orderBy('model_name').execute();
   return rows.map(allUsersRow);
 }
 

@@ -25,6 +25,8 @@ export interface LogItem {
 
 export interface AdminLogItem extends LogItem {
   channel: number;
+  /** Upstream cost in quota at the channel's price (0 on rows logged before costs were recorded). */
+  cost: number;
   channel_name: string;
   ip: string;
 }
@@ -53,13 +55,19 @@ function base(r: LogRow, other: string): LogItem {
 }
 
 export function adminItem(r: LogRow, channelName: string): AdminLogItem {
-  return { ...base(r, r.other ?? ''), channel: Number(r.channel_id), channel_name: channelName, ip: r.ip };
+  return {
+    ...base(r, r.other ?? ''),
+    channel: Number(r.channel_id),
+    channel_name: channelName,
+    ip: r.ip,
+    cost: Number(r.cost ?? 0),
+  };
 }
 
 /** Keys of `other` that reveal how the gateway routed the request; users never see them. */
 const ADMIN_ONLY_OTHER = ['admin_info'];
 
-/** A user's own row: no channel, no client ip, no admin-only billing details. */
+/** A user's own row: no channel, no client ip, no upstream cost, no admin-only billing details. */
 export function selfItem(r: LogRow): LogItem {
   return base(r, stripAdminInfo(r.other ?? ''));
 }

@@ -40,7 +40,7 @@ function nextTurn(candidates: ChannelEntry[], last: number): ChannelEntry {
 /**
  * One candidate of a tier by the group's mode. Weighted: at random in proportion to weight + 10. Round robin:
  * each channel in turn, weights ignored. Least requests: the fewest requests in flight, ties weighted random.
- * Cheapest: the lowest cost ratio x official price, ties weighted random.
+ * Cheapest: the lowest upstream price of the channel (router/cost.ts), ties weighted random.
  */
 export function chooseBy(mode: RoutingMode, candidates: ChannelEntry[], input: ModeInput): ChannelEntry {
   if (candidates.length === 1) return candidates[0];

@@ -69,7 +69,7 @@ export class Router {
         const turnKey = `${group}\n${model}\n${tier.priority}`;
         const ch = chooseBy(mode, candidates, {
           inFlight: (id) => this.inFlightOn(id),
-          cost: (c) => channelCost(this.prices, c, model),
+          cost: (c) => channelCost(this.prices, c, model, this.ctx.options.float('QuotaPerUnit')),
           lastTurn: this.turns.get(turnKey) ?? 0,
         });
         if (mode === 'round_robin') this.turns.set(turnKey, ch.id);

@@ -1,6 +1,7 @@
 import { LogType } from '@modelgate/shared';
 import type { Hold, HoldRefusal } from '../../ledger/balance.ts';
 import type { Caller } from '../auth.ts';
+import { costSettings } from '../billing/channel-cost.ts';
 import { productQuota } from '../billing/quota.ts';
 import type { RelayState } from '../state.ts';
 
@@ -22,6 +23,19 @@ export function taskPrice(state: RelayState, group: string, model: string, fallb
   const groupRatio = state.prices.groupRatio(group);
   const qpu = state.ctx.options.float('QuotaPerUnit');
   return { model, modelPrice, groupRatio, quota: productQuota([modelPrice, qpu, groupRatio]) };
+}
+
+/**
+ * What one task costs upstream, in quota: the channel's own per-call price for the model (`cost_prices`), else
+ * the task's per-call price x the channel's cost ratio. 0 when the channel is gone.
+ */
+export function taskCost(state: RelayState, channelId: number, model: string, modelPrice: number): number {
+  const ch = state.channels.get(channelId);
+  if (!ch) return 0;
+  const settings = costSettings(ch);
+  const own = settings.models.get(model)?.price;
+  const qpu = state.ctx.options.float('QuotaPerUnit');
+  return own !== undefined ? productQuota([own, qpu]) : productQuota([modelPrice, qpu, settings.ratio]);
 }
 
 /**
@@ -86,6 +100,7 @@ export function chargeTask(state: RelayState, caller: Caller, hold: Hold | null,
           token_id: caller.token?.id ?? 0,
           model_name: f.price.model,
           quota,
+          cost: taskCost(state, f.channelId, f.price.model, f.price.modelPrice),
           prompt_tokens: 0,
           completion_tokens: 0,
           use_time: Math.round(useMs / 1000),

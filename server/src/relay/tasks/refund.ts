@@ -3,6 +3,7 @@ import type { Insertable, Transaction } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { ledgerTransaction } from '../../ledger/credit.ts';
 import type { RelayState } from '../state.ts';
+import { taskCost } from './charge.ts';
 
 /** The charge a failed task gives back: the same amount to the same user, token and channel counters. */
 export interface TaskRefund {
@@ -57,6 +58,10 @@ export async function finishTaskOnce(
   const give = refund && refund.quota > 0 ? refund : null;
   // The charge may still wait in the writer's queue: written first, the log reads charge then refund.
   if (give) await state.writer.flush();
+  // The upstream cost goes back with the charge: the task's per-call price is its charge over QuotaPerUnit x the
+  // group ratio, at the channel's price of now (as the charge was, unless an admin changed it meanwhile).
+  const perQuota = give ? state.ctx.options.float('QuotaPerUnit') * state.prices.groupRatio(give.group) : 0;
+  const cost = give && perQuota > 0 ? taskCost(state, give.channelId, give.model, give.quota / perQuota) : 0;
   await ledgerTransaction(ctx, async (tx) => {
     won = await claim(tx.trx);
     if (!won || !give) return;
@@ -101,6 +106,7 @@ export async function finishTaskOnce(
       token_id: give.tokenId,
       model_name: give.model,
       quota: -q,
+      cost: -cost,
       prompt_tokens: 0,
       completion_tokens: 0,
       use_time: 0,

@@ -24,13 +24,14 @@ import { useTranslation } from 'react-i18next';
 import { feedback } from '../../shared/feedback.tsx';
 import { isValidJson, JsonTextArea, jsonRule } from '../../shared/JsonTextArea.tsx';
 import { useIsMobile } from '../../shared/useIsMobile.ts';
+import { CostFields, type CostFormValues, costFormValues, costSettingOf } from '../cost/CostFields.tsx';
 import { type Channel, type ChannelInput, createChannel, getChannel, updateChannel } from './api.ts';
 import { ChannelKeys } from './ChannelKeys.tsx';
 import { ModelPicker, useTypeModels } from './ModelPicker.tsx';
 import { splitList } from './rows.ts';
 import { SPARK_VERSIONS, TEMPLATES } from './templates.ts';
 
-interface FormValues {
+interface FormValues extends CostFormValues {
   type: number;
   name: string;
   base_url: string;
@@ -96,6 +97,7 @@ const fromChannel = (c: Channel): FormValues => ({
   providerSetting: Object.fromEntries(
     channelSettingFields(c.type).map((f) => [f.name, toForm(f, settingOf(c.setting)[f.name])]),
   ),
+  ...costFormValues(settingOf(c.setting)),
   param_override: c.param_override,
   tag: c.tag,
   priority: c.priority,
@@ -233,6 +235,7 @@ export function ChannelDrawer({
         ...Object.fromEntries(
           channelSettingFields(v.type).map((f) => [f.name, fromForm(f, v.providerSetting?.[f.name])]),
         ),
+        ...costSettingOf(v),
       }).trim(),
       param_override: (v.param_override ?? '').trim(),
       tag: (v.tag ?? '').trim(),
@@ -509,6 +512,7 @@ export function ChannelDrawer({
               <InputNumber min={0} precision={0} style={{ width: 120 }} />
             </Form.Item>
           </Space>
+          <CostFields form={form} />
           {json('setting', t('channel.setting'), t('channel.settingHint'))}
           {json('param_override', t('channel.paramOverride'), t('channel.paramOverrideHint'))}
           {json('status_code_mapping', t('channel.statusCodeMapping'), t('channel.statusCodeMappingHint'))}

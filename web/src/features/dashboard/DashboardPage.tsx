@@ -23,6 +23,7 @@ import { useQuotaFormat } from '../../shared/QuotaText.tsx';
 import { useSession } from '../../shared/session.ts';
 import { useStatus } from '../../shared/status.ts';
 import { useThemeMode } from '../../shared/theme.tsx';
+import { LazyMarginPanel } from '../cost/LazyMarginPanel.tsx';
 import { aggregate, defaultRange, type Granularity, type QuotaDataRow } from './aggregate.ts';
 
 interface SelfUser {
@@ -218,6 +219,11 @@ export default function DashboardPage() {
           />
         )}
       </Card>
+      {isAdmin && (
+        <LazyMarginPanel
+          filter={{ start_timestamp: range[0], end_timestamp: range[1], username: username || undefined }}
+        />
+      )}
     </Space>
   );
 }

@@ -7,7 +7,7 @@ import { explainBilling, parseOther } from './billing.ts';
 /** The expanded row: everything the row's `other` says, and how the charge was computed. */
 export function LogDetails({ row, admin }: { row: LogItem; admin: boolean }) {
   const { t } = useTranslation();
-  const { quotaPerUnit } = useQuotaFormat();
+  const { quotaPerUnit, format } = useQuotaFormat();
   const o = parseOther(row.other);
   const chain = o.admin_info?.use_channel ?? [];
   const consume = row.type === 2;
@@ -17,6 +17,13 @@ export function LogDetails({ row, admin }: { row: LogItem; admin: boolean }) {
           key: 'ch',
           label: t('log.colChannel'),
           children: t('log.channelInfo', { id: row.channel, name: row.channel_name || '-' }),
+        }
+      : null,
+    admin && consume && row.cost !== undefined
+      ? {
+          key: 'cost',
+          label: t('cost.logCost'),
+          children: t('cost.logCostValue', { cost: format(row.cost), margin: format(row.quota - row.cost) }),
         }
       : null,
     o.is_model_mapped

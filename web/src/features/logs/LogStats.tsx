@@ -1,10 +1,14 @@
 import { Skeleton, Space, Tag } from 'antd';
+import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useQuotaFormat } from '../../shared/QuotaText.tsx';
 import type { LogStat } from './api.ts';
 
-/** The summary tags above the table: quota used under the filters, requests and tokens in the last minute. */
-export function LogStats({ stat, loading }: { stat?: LogStat; loading: boolean }) {
+/**
+ * The summary tags above the table: quota used under the filters, requests and tokens in the last minute, and
+ * `extra` after them (the admin's cost and margin).
+ */
+export function LogStats({ stat, loading, extra }: { stat?: LogStat; loading: boolean; extra?: ReactNode }) {
   const { t } = useTranslation();
   const { format } = useQuotaFormat();
   if (loading && !stat)
@@ -20,6 +24,7 @@ export function LogStats({ stat, loading }: { stat?: LogStat; loading: boolean }
       <Tag color="purple" style={{ fontSize: 14, padding: '4px 8px' }}>
         {t('log.statTpm', { n: stat?.tpm ?? 0 })}
       </Tag>
+      {extra}
     </Space>
   );
 }

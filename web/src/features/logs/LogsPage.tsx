@@ -6,6 +6,7 @@ import { ColumnSettingsButton, useColumnSettings } from '../../shared/ColumnSett
 import { PagedTable, usePageSize } from '../../shared/PagedTable.tsx';
 import { useQuotaFormat } from '../../shared/QuotaText.tsx';
 import { useSession } from '../../shared/session.ts';
+import { MarginStats } from '../cost/MarginStats.tsx';
 import { type LogFilters, type LogItem, listLogs, logStat } from './api.ts';
 import { logColumns } from './columns.tsx';
 import { useLogCursors } from './cursors.ts';
@@ -58,7 +59,11 @@ export default function LogsPage() {
 
   return (
     <Card title={t('log.title')} extra={<ColumnSettingsButton settings={settings} />}>
-      <LogStats stat={stat.data} loading={stat.isLoading} />
+      <LogStats
+        stat={stat.data}
+        loading={stat.isLoading}
+        extra={isAdmin ? <MarginStats filter={filters} /> : undefined}
+      />
       <LogFilterForm
         admin={isAdmin}
         value={filters}
@@ -78,6 +83,9 @@ export default function LogsPage() {
         expandable={{
           expandedRowRender: (r) => <LogDetails row={r} admin={isAdmin} />,
           expandRowByClick: true,
+          // A fixed expand column makes the table draw an opened row at the visible width, not the scrolled
+          // table's: on a phone the details (the cost among them) are readable without scrolling sideways.
+          fixed: 'left',
         }}
         onPageChange={(p, size) => {
           setPage(p);

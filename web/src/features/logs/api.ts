@@ -23,6 +23,8 @@ export interface LogItem {
   other: string;
   /** Admin lists only. */
   channel?: number;
+  /** Upstream cost in quota (admin lists only). */
+  cost?: number;
   channel_name?: string;
   ip?: string;
 }
