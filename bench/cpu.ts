@@ -1,9 +1,9 @@
-import { type ChildProcess, execFileSync, fork } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { copyFileSync, existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { buildServer, SERVER_ENV, SERVER_NODE_FLAGS } from '../scripts/server-runtime.mjs';
 import { load, SCENARIOS } from './load.ts';
+import { pin, pinLoadGenerator } from './pin.ts';
 
 /**
  * A focused CPU harness for work on the relay's hot path (`npm run bench` measures everything and takes
@@ -40,15 +40,7 @@ if (args.save) {
 const mockJs = await buildServer('bench/mock-upstream.ts', 'bench/dist/mock-upstream.js');
 const bareJs = await buildServer('bench/baseline-proxy.ts', 'bench/dist/baseline-proxy.js');
 
-const pin = (pid: number, core: number) => {
-  try {
-    execFileSync('taskset', ['-a', '-cp', String(core), String(pid)], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-};
-const pinned = availableParallelism() >= 2 && pin(process.pid, 0);
+const pinned = pinLoadGenerator();
 
 interface Target {
   name: string;

@@ -1,7 +1,7 @@
-import { type ChildProcess, execFileSync, fork } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { type ChildProcess, fork } from 'node:child_process';
 import { buildServer, SERVER_ENV, SERVER_NODE_FLAGS } from '../scripts/server-runtime.mjs';
 import { load as loadFor, SCENARIOS, type Scenario } from './load.ts';
+import { pin, pinLoadGenerator } from './pin.ts';
 import { measureStartMemory, summary } from './start-memory.ts';
 
 /**
@@ -27,15 +27,7 @@ for (const name of ['mock-upstream', 'gateway', 'baseline-proxy'])
   built.set(name, await buildServer(`bench/${name}.ts`, `bench/dist/${name}.js`));
 
 // The issue's setting: gateway and mock share one core, the load generator has the other.
-const pin = (pid: number, core: number) => {
-  try {
-    execFileSync('taskset', ['-a', '-cp', String(core), String(pid)], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-};
-const pinned = availableParallelism() >= 2 && pin(process.pid, 0);
+const pinned = pinLoadGenerator();
 if (!pinned) console.log('note: taskset unavailable or one core only; processes are not pinned');
 
 function start(name: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; msg: any }> {

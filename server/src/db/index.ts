@@ -19,6 +19,9 @@ import * as m006 from './migrations/006_import_marks.ts';
 import * as m007 from './migrations/007_log_query_indexes.ts';
 import * as m008 from './migrations/008_suno_tasks.ts';
 import * as m009 from './migrations/009_log_hourly.ts';
+import * as m010 from './migrations/010_budgets.ts';
+import * as m011 from './migrations/011_log_cost.ts';
+import * as m012 from './migrations/012_token_rate_limits.ts';
 import type { Database } from './schema.ts';
 
 export type { DialectName } from './dialect.ts';
@@ -42,6 +45,9 @@ const MIGRATIONS: Record<string, { up(db: Kysely<any>, dialect: DialectName): Pr
   '007_log_query_indexes': m007,
   '008_suno_tasks': m008,
   '009_log_hourly': m009,
+  '010_budgets': m010,
+  '011_log_cost': m011,
+  '012_token_rate_limits': m012,
 };
 
 /** Opens the database a DSN names (empty: SQLite at sqlitePath) without migrating it. */

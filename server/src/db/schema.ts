@@ -4,7 +4,23 @@ import type { Generated } from 'kysely';
  * Table types. Booleans are stored as integers 0/1 on every engine so reads look the same everywhere;
  * quota-like columns are BIGINT and read back as JS numbers (exact up to 2^53).
  */
-export interface UsersTable {
+/** A periodic budget's columns, on users and on tokens (migration 010, ledger/budget/). */
+export interface BudgetTableColumns {
+  /** The amount per period, 0 = none. */
+  budget_quota: Generated<number>;
+  /** daily, weekly, monthly or custom ('' = none). */
+  budget_period: Generated<string>;
+  /** The length of a custom period in days. */
+  budget_period_days: Generated<number>;
+  /** One renewal as a local "YYYY-MM-DD HH:mm" (server time zone); the others follow by the period. */
+  budget_reset_time: Generated<string>;
+  /** Spent in the period that ends at budget_reset_at. */
+  budget_used: Generated<number>;
+  /** Unix seconds when the period budget_used counts ends; 0 = no budget. */
+  budget_reset_at: Generated<number>;
+}
+
+export interface UsersTable extends BudgetTableColumns {
   id: Generated<number>;
   username: string;
   password: string;
@@ -36,7 +52,7 @@ export interface UsersTable {
   username_key: string | null;
 }
 
-export interface TokensTable {
+export interface TokensTable extends BudgetTableColumns {
   id: Generated<number>;
   user_id: number;
   key: string;
@@ -53,6 +69,10 @@ export interface TokensTable {
   used_quota: number;
   group: string;
   deleted_at: number | null;
+  /** Requests per minute the token may send; 0 = no limit (migration 012). */
+  rpm_limit: Generated<number>;
+  /** Tokens per minute the token may use, counted from the hold's estimate and corrected by the usage; 0 = no limit. */
+  tpm_limit: Generated<number>;
 }
 
 export interface ChannelsTable {
@@ -126,6 +146,8 @@ export interface LogsTable {
   token_id: number;
   model_name: string;
   quota: number;
+  /** What the request cost upstream at the channel's price, in quota (0 on rows logged before migration 011). */
+  cost: Generated<number>;
   prompt_tokens: number;
   completion_tokens: number;
   use_time: number;
@@ -217,12 +239,17 @@ export interface QuotaDataTable {
   quota: number;
 }
 
-/** Consumption of one model in one hour (`created_at`: the hour's first second), summed from the usage log. */
+/**
+ * Consumption of one model on one channel in one hour (`created_at`: the hour's first second), summed from the
+ * usage log. Buckets exported before migration 011 have channel 0 (unknown) and cost 0.
+ */
 export interface LogHourlyTable {
   created_at: number;
   model_name: string;
+  channel_id: number;
   count: number;
   quota: number;
+  cost: number;
   prompt_tokens: number;
   completion_tokens: number;
 }

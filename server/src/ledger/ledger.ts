@@ -1,16 +1,29 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.ts';
-import { type Balance, type Hold, type HoldRefusal, release, settleHold, tryHold } from './balance.ts';
-import { RedisHolds } from './redis-holds.ts';
+import {
+  type Balance,
+  type BudgetRefusal,
+  type Hold,
+  type HoldRefusal,
+  release,
+  settleHold,
+  tryHold,
+} from './balance.ts';
+import { budgetExceeded } from './budget/refusal.ts';
+import { groupSpends, spendsOf } from './budget/spends.ts';
+import { RedisHolds, type SharedBudget } from './redis-holds.ts';
 import type { LedgerWriter } from './writer.ts';
 
 /**
  * The relay's side of the ledger: hold before a call, settle or release after it. Holds are checked in
  * memory (atomic within one process) and, when Redis is configured, also in Redis so that every instance
- * spends the same balance. Durable writes go through the batched writer.
+ * spends the same balance. Periodic budgets are checked in the same step as the balances; a request a budget
+ * refuses gets a 429 thrown from `hold`. Durable writes go through the batched writer.
  */
 export class Ledger {
   readonly shared?: RedisHolds;
+  /** The clock budget periods are read from (unix ms); tests move it. */
+  now: () => number = Date.now;
 
   constructor(
     private readonly ctx: AppContext,
@@ -22,26 +35,46 @@ export class Ledger {
       .update(ctx.config.sqlDsn || ctx.config.sqlitePath)
       .digest('hex')
       .slice(0, 12);
-    const shared = new RedisHolds(ctx.redis, namespace, ttl, (account) => this.readDb(account));
+    const shared = new RedisHolds(
+      ctx.redis,
+      namespace,
+      ttl,
+      (account) => this.readDb(account),
+      (account, end) => this.readBudget(account, end),
+    );
     this.shared = shared;
     writer.hooks = {
       before: (accounts) => shared.writing(accounts),
-      after: async (amounts) => {
-        for (const [account, quota] of amounts) await shared.written(account, quota);
-      },
+      after: (amounts, spends) => shared.written(amounts, groupSpends(spends)),
     };
   }
 
-  private async readDb(account: string): Promise<number | null> {
+  private table(account: string) {
     const [kind, idText] = account.split(':');
-    const id = Number(idText);
+    return { table: kind === 'user' ? ('users' as const) : ('tokens' as const), id: Number(idText) };
+  }
+
+  private async readDb(account: string): Promise<number | null> {
+    const { table, id } = this.table(account);
     const { db } = this.ctx.db;
-    if (kind === 'user') {
+    if (table === 'users') {
       const row = await db.selectFrom('users').select('quota').where('id', '=', id).executeTakeFirst();
       return row ? Number(row.quota) : null;
     }
     const row = await db.selectFrom('tokens').select('remain_quota').where('id', '=', id).executeTakeFirst();
     return row ? Number(row.remain_quota) : null;
+  }
+
+  /** What the account's budget spent in the period ending at `end`: nothing when the row counts another one. */
+  private async readBudget(account: string, end: number): Promise<number | null> {
+    const { table, id } = this.table(account);
+    const row = await this.ctx.db.db
+      .selectFrom(table)
+      .select(['budget_used', 'budget_reset_at'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!row) return null;
+    return Number(row.budget_reset_at) === end ? Number(row.budget_used) : 0;
   }
 
   async hold(
@@ -50,20 +83,28 @@ export class Ledger {
     amount: number,
     tokenUnlimited: boolean,
   ): Promise<Hold | HoldRefusal> {
-    const local = tryHold(user, token, amount, tokenUnlimited);
+    const now = this.now();
+    const local = tryHold(user, token, amount, tokenUnlimited, now);
+    if (local === 'user_budget' || local === 'token_budget') throw this.refusal(user, token, local, now);
     if (!this.shared || typeof local === 'string') return local;
-    let verdict: 'ok' | HoldRefusal;
+    let verdict: Awaited<ReturnType<RedisHolds['hold']>>;
     try {
-      verdict = await this.shared.hold(user, token, amount, !tokenUnlimited);
+      verdict = await this.shared.hold(user, token, amount, !tokenUnlimited, sharedBudgets(local));
     } catch (err) {
       release(local);
       throw err;
     }
-    if (verdict !== 'ok') {
-      release(local);
-      return verdict;
-    }
-    return local;
+    if (verdict === 'ok') return local;
+    release(local);
+    if (verdict === 'user_budget' || verdict === 'token_budget')
+      throw this.refusal(user, token, verdict, now);
+    return verdict;
+  }
+
+  private refusal(user: Balance, token: Balance | undefined, who: BudgetRefusal, now: number) {
+    const budget = who === 'user_budget' ? user.budget : token?.budget;
+    // tryHold only refuses on a budget that exists.
+    return budgetExceeded(this.ctx, budget!, who, now);
   }
 
   release(hold: Hold): void {
@@ -73,7 +114,8 @@ export class Ledger {
   }
 
   settle(hold: Hold, quota: number): boolean {
-    if (!settleHold(hold, quota)) return false;
+    if (!settleHold(hold, quota, this.now())) return false;
+    for (const spend of spendsOf(hold, quota)) this.writer.pushSpend(spend);
     this.shareAdjust(hold, quota - hold.amount);
     return true;
   }
@@ -89,7 +131,18 @@ export class Ledger {
     if (!this.shared) return;
     const accounts = hold.token ? [hold.user, hold.token] : [hold.user];
     this.shared
-      .adjust(accounts, delta)
+      .adjust(accounts, delta, sharedBudgets(hold))
       .catch((err) => this.ctx.log.error({ err }, 'shared hold update failed'));
   }
+}
+
+/** The budget periods a hold reserved in, as the shared store names them. */
+function sharedBudgets(hold: Hold): SharedBudget[] {
+  const out: SharedBudget[] = [];
+  const { user, token, userEnd, tokenEnd } = hold;
+  if (userEnd && user.budget)
+    out.push({ who: 'user_budget', account: user.account, end: userEnd, limit: user.budget.limit });
+  if (tokenEnd && token?.budget)
+    out.push({ who: 'token_budget', account: token.account, end: tokenEnd, limit: token.budget.limit });
+  return out;
 }

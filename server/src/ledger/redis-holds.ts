@@ -7,23 +7,34 @@ import type { Balance } from './balance.ts';
  *   db   - the balance as last read from the database,
  *   out  - what is outstanding: amounts held for requests in flight plus charges settled but not yet written,
  *   gen  - bumped around every database write of that account, so a reread that overlapped one is retried.
- * Available = db - out. A hold is one Lua script over user and token, so it is atomic across instances.
- * Keys expire after `ttlSec` of inactivity (every use renews them); a missing key is reloaded from the database.
+ * Available = db - out. Per account with a periodic budget, and per period (named by its end), it keeps:
+ *   used - the period's spend as read from the database (budget_used when the row counts that period, else 0),
+ *   out  - held and settled-but-unwritten amounts of that period.
+ * Available = limit - used - out. A hold is one Lua script over the balances and the budgets of user and token,
+ * so it is atomic across instances. Keys expire after `ttlSec` of inactivity (every hold renews them); a missing
+ * key is reloaded from the database, a period's keys simply expire once it is over.
  * `namespace` names the database, so deployments (and test databases) sharing one Redis never mix balances.
  */
 
+// ARGV[2 + i] says how slot i is checked: '0' not at all, '1' as a balance (db - out), '=<limit>' as a budget.
 const HOLD = `
 local amount = tonumber(ARGV[1])
 local ttl = tonumber(ARGV[2])
 local n = #KEYS / 2
 local avail = {}
 for i = 1, n do
-  local db = redis.call('GET', KEYS[2 * i - 1])
-  if not db then return -i end
-  avail[i] = tonumber(db) - tonumber(redis.call('GET', KEYS[2 * i]) or '0')
+  local base = redis.call('GET', KEYS[2 * i - 1])
+  if not base then return -i end
+  local out = tonumber(redis.call('GET', KEYS[2 * i]) or '0')
+  local check = ARGV[2 + i]
+  if string.sub(check, 1, 1) == '=' then
+    avail[i] = tonumber(string.sub(check, 2)) - tonumber(base) - out
+  else
+    avail[i] = tonumber(base) - out
+  end
 end
 for i = 1, n do
-  if ARGV[2 + i] == '1' and (avail[i] <= 0 or avail[i] < amount) then return 100 + i end
+  if ARGV[2 + i] ~= '0' and (avail[i] <= 0 or avail[i] < amount) then return 100 + i end
 end
 for i = 1, n do
   redis.call('INCRBY', KEYS[2 * i], amount)
@@ -36,21 +47,56 @@ const ADJUST = `
 for i = 1, #KEYS do redis.call('INCRBY', KEYS[i], tonumber(ARGV[1])) end
 return 0`;
 
+// After a committed write: ARGV[1] balances (db, out, gen keys each), then one amount per balance and per
+// budget period (used, out keys each). A period's spend moves from out to used, a balance's out of both.
 const FLUSHED = `
-local q = tonumber(ARGV[1])
-for i = 1, #KEYS, 3 do
-  redis.call('DECRBY', KEYS[i + 1], q)
-  if redis.call('EXISTS', KEYS[i]) == 1 then redis.call('DECRBY', KEYS[i], q) end
-  redis.call('INCR', KEYS[i + 2])
+local n = tonumber(ARGV[1])
+for i = 1, n do
+  local q = tonumber(ARGV[1 + i])
+  local k = 3 * (i - 1)
+  if redis.call('EXISTS', KEYS[k + 2]) == 1 then redis.call('DECRBY', KEYS[k + 2], q) end
+  if redis.call('EXISTS', KEYS[k + 1]) == 1 then redis.call('DECRBY', KEYS[k + 1], q) end
+  redis.call('INCR', KEYS[k + 3])
+end
+local m = (#KEYS - 3 * n) / 2
+for j = 1, m do
+  local q = tonumber(ARGV[1 + n + j])
+  local k = 3 * n + 2 * (j - 1)
+  if redis.call('EXISTS', KEYS[k + 2]) == 1 then redis.call('DECRBY', KEYS[k + 2], q) end
+  if redis.call('EXISTS', KEYS[k + 1]) == 1 then redis.call('INCRBY', KEYS[k + 1], q) end
 end
 return 0`;
 
+// ARGV[4] = 'NX': a budget's spend is only ever loaded into a missing key, never over one in use.
 const SET_IF_GEN = `
 if (redis.call('GET', KEYS[2]) or '0') ~= ARGV[2] then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'EX', tonumber(ARGV[3]))
+if ARGV[4] == 'NX' then
+  redis.call('SET', KEYS[1], ARGV[1], 'EX', tonumber(ARGV[3]), 'NX')
+else
+  redis.call('SET', KEYS[1], ARGV[1], 'EX', tonumber(ARGV[3]))
+end
 return 1`;
 
-export type HoldResult = 'ok' | 'user' | 'token';
+export type HoldResult = 'ok' | 'user' | 'token' | 'user_budget' | 'token_budget';
+
+/** A budget period a hold is checked against: its account, the period's end and the budget's amount. */
+export interface SharedBudget {
+  who: 'user_budget' | 'token_budget';
+  account: string;
+  end: number;
+  limit: number;
+}
+
+/** One period of one account's budget, as the writer reports it: spend written to the database. */
+export type BudgetAmounts = Map<string, Map<number, number>>;
+
+interface Slot {
+  base: string;
+  out: string;
+  check: string;
+  who: Exclude<HoldResult, 'ok'>;
+  load(): Promise<void>;
+}
 
 export class RedisHolds {
   constructor(
@@ -59,6 +105,8 @@ export class RedisHolds {
     private readonly ttlSec: number,
     /** Reads an account's balance from the database ("user:5" -> users.quota). */
     private readonly readDb: (account: string) => Promise<number | null>,
+    /** Reads what an account's budget has spent in the period ending at `end` (null: no such account). */
+    private readonly readBudget: (account: string, end: number) => Promise<number | null>,
   ) {}
 
   private keys(account: string) {
@@ -66,15 +114,37 @@ export class RedisHolds {
     return { db: `${base}:db`, out: `${base}:out`, gen: `${base}:gen` };
   }
 
+  private budgetKeys(account: string, end: number) {
+    const base = `mg:bud:${this.namespace}:${account}:${end}`;
+    return { used: `${base}:used`, out: `${base}:out` };
+  }
+
   /** Loads `db` from the database unless a write of the account overlapped the read. */
   async load(account: string, overwrite: boolean): Promise<void> {
     const k = this.keys(account);
+    await this.loadKey(account, k.db, overwrite, () => this.readDb(account));
+  }
+
+  private async loadBudget(account: string, end: number): Promise<void> {
+    const k = this.budgetKeys(account, end);
+    await this.loadKey(account, k.used, false, () => this.readBudget(account, end));
+  }
+
+  private async loadKey(
+    account: string,
+    key: string,
+    overwrite: boolean,
+    read: () => Promise<number | null>,
+  ): Promise<void> {
+    const { gen: genKey } = this.keys(account);
     for (let attempt = 0; attempt < 20; attempt++) {
-      const gen = (await this.redis.get(k.gen)) ?? '0';
-      if (!overwrite && (await this.redis.exists(k.db))) return;
-      const value = await this.readDb(account);
+      const gen = (await this.redis.get(genKey)) ?? '0';
+      if (!overwrite && (await this.redis.exists(key))) return;
+      const value = await read();
       if (value === null) return;
-      if (await this.redis.eval(SET_IF_GEN, 2, k.db, k.gen, String(value), gen, String(this.ttlSec))) return;
+      const mode = overwrite ? '' : 'NX';
+      if (await this.redis.eval(SET_IF_GEN, 2, key, genKey, String(value), gen, String(this.ttlSec), mode))
+        return;
     }
   }
 
@@ -83,30 +153,52 @@ export class RedisHolds {
     token: Balance | undefined,
     amount: number,
     checkToken: boolean,
+    budgets: SharedBudget[] = [],
   ): Promise<HoldResult> {
-    const accounts = token ? [user, token] : [user];
-    const keys = accounts.flatMap((b) => [this.keys(b.account).db, this.keys(b.account).out]);
-    const checks = accounts.map((_, i) => (i === 0 || checkToken ? '1' : '0'));
+    const slots: Slot[] = [this.balanceSlot(user, '1', 'user')];
+    if (token) slots.push(this.balanceSlot(token, checkToken ? '1' : '0', 'token'));
+    for (const b of budgets) {
+      const k = this.budgetKeys(b.account, b.end);
+      slots.push({
+        base: k.used,
+        out: k.out,
+        check: `=${b.limit}`,
+        who: b.who,
+        load: () => this.loadBudget(b.account, b.end),
+      });
+    }
+    const keys = slots.flatMap((s) => [s.base, s.out]);
+    const checks = slots.map((s) => s.check);
     for (let attempt = 0; attempt < 5; attempt++) {
       const r = Number(
         await this.redis.eval(HOLD, keys.length, ...keys, String(amount), String(this.ttlSec), ...checks),
       );
       if (r === 0) return 'ok';
-      if (r > 100) return r === 101 ? 'user' : 'token';
-      await this.load(accounts[-r - 1].account, false);
+      if (r > 100) return slots[r - 101].who;
+      await slots[-r - 1].load();
     }
     return 'user';
   }
 
-  /** Moves `delta` into (or, negative, out of) the outstanding amount of the accounts. */
-  async adjust(accounts: Balance[], delta: number): Promise<void> {
-    if (delta === 0 || accounts.length === 0) return;
-    await this.redis.eval(
-      ADJUST,
-      accounts.length,
+  private balanceSlot(b: Balance, check: string, who: 'user' | 'token'): Slot {
+    const k = this.keys(b.account);
+    return { base: k.db, out: k.out, check, who, load: () => this.load(b.account, false) };
+  }
+
+  /**
+   * Moves `delta` into (or, negative, out of) the outstanding amount of the accounts and of the budget periods.
+   */
+  async adjust(
+    accounts: Balance[],
+    delta: number,
+    budgets: Array<{ account: string; end: number }> = [],
+  ): Promise<void> {
+    if (delta === 0 || accounts.length + budgets.length === 0) return;
+    const keys = [
       ...accounts.map((b) => this.keys(b.account).out),
-      String(delta),
-    );
+      ...budgets.map((b) => this.budgetKeys(b.account, b.end).out),
+    ];
+    await this.redis.eval(ADJUST, keys.length, ...keys, String(delta));
   }
 
   /** Called before a database write of these accounts: any reread running now must try again. */
@@ -117,9 +209,25 @@ export class RedisHolds {
     await pipe.exec();
   }
 
-  /** Called after the write committed: the amount is no longer outstanding, and `db` already excludes it. */
-  async written(account: string, quota: number): Promise<void> {
-    const k = this.keys(account);
-    await this.redis.eval(FLUSHED, 3, k.db, k.out, k.gen, String(quota));
+  /**
+   * Called after the write committed: the amounts are no longer outstanding; `db` already excludes them and a
+   * budget period's `used` now includes them. One script for the whole batch.
+   */
+  async written(amounts: Map<string, number>, budgets: BudgetAmounts = new Map()): Promise<void> {
+    const keys: string[] = [];
+    const args: string[] = [String(amounts.size)];
+    for (const [account, quota] of amounts) {
+      const k = this.keys(account);
+      keys.push(k.db, k.out, k.gen);
+      args.push(String(quota));
+    }
+    for (const [account, periods] of budgets)
+      for (const [end, quota] of periods) {
+        const k = this.budgetKeys(account, end);
+        keys.push(k.used, k.out);
+        args.push(String(quota));
+      }
+    if (keys.length === 0) return;
+    await this.redis.eval(FLUSHED, keys.length, ...keys, ...args);
   }
 }

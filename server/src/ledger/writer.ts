@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.ts';
 import type { Balance } from './balance.ts';
+import { applyWritten, type Spend, writeSpends } from './budget/spends.ts';
 import { insertLogs, type LogRow } from './log-insert.ts';
 
 /** One settled request, waiting to be written. */
@@ -28,8 +29,10 @@ export class LedgerWriter {
   /** Set by the ledger when balances are shared through Redis: told before and after each database write. */
   hooks?: {
     before(accounts: string[]): Promise<void>;
-    after(amounts: Map<string, number>): Promise<void>;
+    after(amounts: Map<string, number>, spends: Spend[]): Promise<void>;
   };
+  /** Budget spends of the settled charges (ledger/budget/), written in the same transaction as they are. */
+  private spends: Spend[] = [];
   /** Incremented when a flush starts and when it ends: a reload that saw it change must read again. */
   epoch = 0;
   busy = false;
@@ -47,6 +50,10 @@ export class LedgerWriter {
 
   push(charge: Charge): void {
     this.queue.push(charge);
+  }
+
+  pushSpend(spend: Spend): void {
+    this.spends.push(spend);
   }
 
   get queued(): number {
@@ -67,24 +74,28 @@ export class LedgerWriter {
   }
 
   private async writeBatch(): Promise<void> {
-    if (this.queue.length === 0) return;
+    if (this.queue.length === 0 && this.spends.length === 0) return;
     const batch = this.queue;
     this.queue = [];
+    const spends = this.spends;
+    this.spends = [];
     this.epoch++;
     this.busy = true;
     const startedAt = performance.now();
     let ok = false;
     try {
-      await this.write(batch);
+      await this.write(batch, spends);
       ok = true;
     } catch (err) {
       this.queue = batch.concat(this.queue);
+      this.spends = spends.concat(this.spends);
       throw err;
     } finally {
       this.busy = false;
       this.epoch++;
       this.ctx.metrics?.ledgerFlushed(performance.now() - startedAt, ok);
     }
+    applyWritten(spends);
     for (const c of batch) {
       // Keep the console's in-memory user snapshot in step without a database read on the hot path.
       const snap = this.ctx.users.peek(c.userId);
@@ -103,7 +114,7 @@ export class LedgerWriter {
     }
   }
 
-  private async write(batch: Charge[]): Promise<void> {
+  private async write(batch: Charge[], spends: Spend[]): Promise<void> {
     const users = new Map<number, { quota: number; count: number }>();
     const tokens = new Map<number, number>();
     const channels = new Map<number, number>();
@@ -148,6 +159,7 @@ export class LedgerWriter {
           .where('id', '=', id)
           .execute();
       }
+      await writeSpends(trx, spends);
       for (const [id, q] of byId(channels)) {
         if (q === 0) continue;
         await trx
@@ -158,6 +170,10 @@ export class LedgerWriter {
       }
       if (sameDb) await insertLogs(this.ctx.db, trx, logs);
     });
+    // Committed: a failure to tell the shared store must not make the batch be written again.
+    await this.hooks
+      ?.after(amounts, spends)
+      .catch((err) => this.ctx.log.error({ err }, 'shared balance update after a write failed'));
     if (!sameDb) await insertLogs(this.ctx.logDb, this.ctx.logDb.db, logs);
   }
 }

@@ -3,11 +3,13 @@ import type { AppContext } from '../context.ts';
 import { emailFeature } from './auth/email-routes.ts';
 import { oauthFeature } from './auth/oauth/routes.ts';
 import { authFeature } from './auth/routes.ts';
+import budgetsFeature from './budgets/routes.ts';
 import channelsFeature from './channels/routes.ts';
 import contentFeature from './content/routes.ts';
 import dataFeature from './data/routes.ts';
 import { groupsFeature } from './groups/routes.ts';
 import { logsFeature } from './logs/routes.ts';
+import marginFeature from './margin/routes.ts';
 import midjourneyFeature from './midjourney/routes.ts';
 import { optionsFeature } from './options/routes.ts';
 import pricingFeature from './pricing/routes.ts';
@@ -44,7 +46,9 @@ export const FEATURES: Feature[] = [
   redemptionsFeature,
   topupFeature,
   logsFeature,
+  marginFeature,
   retentionFeature,
   tokensFeature,
   channelsFeature,
+  budgetsFeature,
 ];

@@ -9,6 +9,7 @@ import { TokenCache } from './cache/tokens.ts';
 import { UserCache } from './cache/users.ts';
 import { createModelRateLimit, type ModelRateLimit } from './checks/model-rate-limit.ts';
 import { createSensitiveCheck, type SensitiveCheck } from './checks/sensitive.ts';
+import { createMinuteLimits, type MinuteLimits } from './limits/minute-limits.ts';
 import { createNotifier, type Notifier } from './notify.ts';
 import { Router } from './router/router.ts';
 import { createUpstream, type Upstream } from './upstream.ts';
@@ -28,6 +29,8 @@ export interface RelayState {
   notifier: Notifier;
   sensitive: SensitiveCheck;
   rateLimit: ModelRateLimit;
+  /** Requests and tokens per minute, per token and per group and model. */
+  minuteLimits: MinuteLimits;
   /** The relay's traffic metrics; absent when metrics are off. */
   metrics?: RelayMetrics;
 }
@@ -52,11 +55,13 @@ export function relayState(ctx: AppContext): RelayState {
       notifier: createNotifier(ctx),
       sensitive: createSensitiveCheck(ctx),
       rateLimit: createModelRateLimit(ctx),
+      minuteLimits: createMinuteLimits(ctx),
       metrics: ctx.metrics?.relay,
     };
     const shared = s.ledger;
     s.users.onReload = (account) => shared.reloadShared(account);
     s.tokens.onReload = (account) => shared.reloadShared(account);
+    s.users.now = s.tokens.now = () => shared.now();
     const { channels, prices } = s;
     if (s.metrics) s.metrics.knownModel = (m) => prices.has(m) || channels.servedAnywhere(m);
     states.set(ctx, s);

@@ -1,5 +1,7 @@
+import { rateLimitProblem } from '@modelgate/shared';
 import { z } from 'zod';
 import { invalidAllowEntries, normaliseAllowList } from '../../infra/ip-allow.ts';
+import { budgetInput } from '../budgets/fields.ts';
 
 /** Booleans arrive as true/false from the console; scripts sometimes send 0/1. */
 const flag = z.union([z.boolean(), z.literal(0), z.literal(1)]).transform((v) => v === true || v === 1);
@@ -47,6 +49,13 @@ const allowIps = z
 
 const group = z.string().trim().max(64, 'group name is too long');
 
+/** Requests or tokens per minute: a whole number, 0 = no limit. */
+const perMinute = (name: string) =>
+  z.number({ error: `${name} must be a whole number` }).superRefine((v, c) => {
+    const problem = rateLimitProblem(name, v);
+    if (problem) c.addIssue({ code: 'custom', message: problem });
+  });
+
 export const createTokenSchema = z.object({
   name,
   // Spec 001 §9: a new token's default quota.
@@ -57,6 +66,9 @@ export const createTokenSchema = z.object({
   model_limits: modelList.default(''),
   allow_ips: allowIps.default(''),
   group: group.default(''),
+  rpm_limit: perMinute('rpm_limit').default(0),
+  tpm_limit: perMinute('tpm_limit').default(0),
+  ...budgetInput,
   count: z
     .number()
     .int('count must be a whole number')
@@ -90,6 +102,9 @@ export const updateTokenSchema = z.object({
   model_limits: modelList.optional(),
   allow_ips: allowIps.optional(),
   group: group.optional(),
+  rpm_limit: perMinute('rpm_limit').optional(),
+  tpm_limit: perMinute('tpm_limit').optional(),
+  ...budgetInput,
 });
 
 export const statusOnlySchema = z.object({ id, status });

@@ -1,6 +1,7 @@
 import { TokenStatus } from '@modelgate/shared';
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../infra/envelope.ts';
+import { budgetChanges, NO_BUDGET } from '../budgets/fields.ts';
 import { newTokenKey, randomAlnum } from './key.ts';
 import type { CreateTokenInput, UpdateTokenInput } from './schema.ts';
 import {
@@ -46,6 +47,7 @@ const isExhausted = (t: Pick<TokenRow, 'unlimited_quota' | 'remain_quota'>) =>
 
 export async function createTokens(ctx: AppContext, userId: number, input: CreateTokenInput) {
   await checkGroup(ctx, userId, input.group);
+  const budget = { ...NO_BUDGET, ...budgetChanges(NO_BUDGET, input, Date.now()) };
   const t = now();
   const rows: NewToken[] = Array.from({ length: input.count }, (_, i) => ({
     user_id: userId,
@@ -62,6 +64,9 @@ export async function createTokens(ctx: AppContext, userId: number, input: Creat
     allow_ips: input.allow_ips,
     used_quota: 0,
     group: input.group,
+    rpm_limit: input.rpm_limit,
+    tpm_limit: input.tpm_limit,
+    ...budget,
   }));
   const ids = await insertTokens(ctx.db, rows);
   for (const id of ids) ctx.bus.publish(`token:${id}`);
@@ -98,6 +103,9 @@ export async function updateTokenFields(ctx: AppContext, userId: number, input: 
   if (input.model_limits !== undefined) set.model_limits = input.model_limits;
   if (input.allow_ips !== undefined) set.allow_ips = input.allow_ips;
   if (input.group !== undefined) set.group = input.group;
+  Object.assign(set, budgetChanges(row, input, Date.now()));
+  if (input.rpm_limit !== undefined) set.rpm_limit = input.rpm_limit;
+  if (input.tpm_limit !== undefined) set.tpm_limit = input.tpm_limit;
   const next = { ...row, ...set };
   const status = nextStatus(row, next, input.status);
   if (status !== Number(row.status)) set.status = status;

@@ -2,11 +2,12 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../../db/index.ts';
 import type { TokensTable } from '../../db/schema.ts';
 import { containsLike } from '../../infra/like.ts';
+import { type BudgetView, budgetView } from '../budgets/view.ts';
 
 export type TokenRow = Selectable<TokensTable>;
 
-/** A token as the console API sends it: booleans as booleans, the key without `sk-`. */
-export interface TokenView {
+/** A token as the console API sends it: booleans as booleans, the key without `sk-`, its budget's period. */
+export interface TokenView extends BudgetView {
   id: number;
   user_id: number;
   key: string;
@@ -22,6 +23,9 @@ export interface TokenView {
   allow_ips: string;
   used_quota: number;
   group: string;
+  /** Requests and tokens per minute; 0 = no limit. */
+  rpm_limit: number;
+  tpm_limit: number;
 }
 
 export function toView(r: TokenRow): TokenView {
@@ -41,6 +45,9 @@ export function toView(r: TokenRow): TokenView {
     allow_ips: r.allow_ips ?? '',
     used_quota: Number(r.used_quota),
     group: r.group ?? '',
+    rpm_limit: Number(r.rpm_limit ?? 0),
+    tpm_limit: Number(r.tpm_limit ?? 0),
+    ...budgetView(r),
   };
 }
 

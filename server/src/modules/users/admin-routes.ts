@@ -4,9 +4,11 @@ import type { AppContext } from '../../context.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { ApiError, ok } from '../../infra/envelope.ts';
 import { containsLike } from '../../infra/like.ts';
+import type { BudgetColumns } from '../../ledger/budget/rule.ts';
 import { creditUser, LedgerLogType, ledgerTransaction } from '../../ledger/credit.ts';
 import { requireAdmin } from '../auth/guard.ts';
 import { hashPassword } from '../auth/password.ts';
+import { budgetChanges, budgetInput } from '../budgets/fields.ts';
 import { groupNames } from '../groups/service.ts';
 import type { Feature } from '../index.ts';
 import { MANAGE_ACTIONS, manageUser } from './manage.ts';
@@ -61,6 +63,7 @@ const UpdateBody = z.object({
     .nonnegative('quota must not be negative')
     .max(Number.MAX_SAFE_INTEGER)
     .optional(),
+  ...budgetInput,
 });
 
 const ManageBody = z.object({
@@ -152,7 +155,7 @@ export const adminUsersFeature: Feature = (app, ctx: AppContext) => {
       display_name?: string;
       password?: string;
       group?: string;
-    } = {};
+    } & Partial<BudgetColumns> = budgetChanges(row, body, Date.now());
     if (body.username !== undefined && body.username !== row.username) {
       if (await impersonatesAdmin(ctx.db.db, body.username, row.id)) throw new ApiError(IMPERSONATION);
       set.username = body.username;

@@ -1,3 +1,4 @@
+import { budgetView } from '../budgets/view.ts';
 import { parseUserSetting } from './setting.ts';
 import type { UserRow } from './store.ts';
 
@@ -7,7 +8,7 @@ import type { UserRow } from './store.ts';
  * ISO time for soft-deleted rows (the admin list shows them as cancelled).
  */
 export function userView(row: UserRow) {
-  const { password: _p, access_token: _t, deleted_at, setting, ...rest } = row;
+  const { password: _p, access_token: _t, deleted_at, setting, budget_reset_at: _r, ...rest } = row;
   const parsed = parseUserSetting(setting);
   const { webhook_secret, ...visibleSetting } = parsed;
   return {
@@ -21,6 +22,7 @@ export function userView(row: UserRow) {
     inviter_id: Number(rest.inviter_id),
     created_at: Number(rest.created_at),
     setting: JSON.stringify({ ...visibleSetting, webhook_secret_set: webhook_secret !== '' }),
+    ...budgetView(row),
     DeletedAt:
       deleted_at === null || deleted_at === undefined
         ? null

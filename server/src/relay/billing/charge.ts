@@ -59,6 +59,22 @@ export function imageQuota(
   return productQuota([...perImage, size, quality, img.n, quotaPerUnit, price.groupRatio]);
 }
 
+/**
+ * The tokens a request is expected to use at most, before the call: the prompt estimate (characters for speech,
+ * PreConsumedQuota for audio uploads) and the largest answer (max tokens, else PreConsumedQuota). The hold
+ * prices them; the per-minute token limits count them until the usage is known.
+ */
+export function expectedTokens(
+  mode: Mode,
+  req: Inspected,
+  preConsumed: number,
+): { prompt: number; answer: number } {
+  if (mode === 'speech') return { prompt: [...req.inputText].length, answer: 0 };
+  const answer = mode === 'chat' || mode === 'completions' ? req.maxTokens || preConsumed : 0;
+  const prompt = mode === 'transcriptions' || mode === 'translations' ? preConsumed : req.promptEstimate;
+  return { prompt, answer };
+}
+
 /** What to hold before the call (reference §6.2, with the answer priced at the completion ratio). */
 export function holdFor(
   mode: Mode,
@@ -68,9 +84,7 @@ export function holdFor(
   preConsumed: number,
 ): number {
   if (mode === 'images' && req.images) return imageQuota(price, req.model, req.images, quotaPerUnit);
-  if (mode === 'speech') return holdQuota([...req.inputText].length, 0, price, quotaPerUnit);
-  const answer = mode === 'chat' || mode === 'completions' ? req.maxTokens || preConsumed : 0;
-  const prompt = mode === 'transcriptions' || mode === 'translations' ? preConsumed : req.promptEstimate;
+  const { prompt, answer } = expectedTokens(mode, req, preConsumed);
   return holdQuota(prompt, answer, price, quotaPerUnit);
 }
 

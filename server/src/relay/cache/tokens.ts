@@ -1,6 +1,8 @@
 import type { AppContext } from '../../context.ts';
 import { type AllowList, compileAllowList } from '../../infra/ip-allow.ts';
 import { Balance } from '../../ledger/balance.ts';
+import { BUDGET_COLUMNS, Budget } from '../../ledger/budget/budget.ts';
+import type { BudgetColumns } from '../../ledger/budget/rule.ts';
 import { readConsistent } from '../../ledger/reload.ts';
 import type { LedgerWriter } from '../../ledger/writer.ts';
 
@@ -20,9 +22,12 @@ export interface TokenEntry {
   group: string;
   deleted: boolean;
   balance: Balance;
+  /** Requests and tokens per minute (relay/limits); 0 = no limit. */
+  rpmLimit: number;
+  tpmLimit: number;
 }
 
-type Row = {
+type Row = BudgetColumns & {
   id: number;
   user_id: number;
   key: string;
@@ -36,6 +41,8 @@ type Row = {
   group: string;
   remain_quota: number;
   deleted_at: number | null;
+  rpm_limit: number;
+  tpm_limit: number;
 };
 
 const NEGATIVE_TTL_MS = 10_000;
@@ -62,6 +69,8 @@ export class TokenCache {
   private missing = new Map<string, number>();
   /** Told about every console change to a token (the shared hold store rereads its balance). */
   onReload?: (account: string) => void;
+  /** The ledger's clock, which budget periods are read from. */
+  now: () => number = Date.now;
 
   constructor(
     private readonly ctx: AppContext,
@@ -93,6 +102,9 @@ export class TokenCache {
         'group',
         'remain_quota',
         'deleted_at',
+        'rpm_limit',
+        'tpm_limit',
+        ...BUDGET_COLUMNS,
       ]);
   }
 
@@ -130,7 +142,11 @@ export class TokenCache {
             group: row.group ?? '',
             deleted: false,
             balance: new Balance(Number(row.remain_quota), `token:${row.id}`),
+            rpmLimit: Number(row.rpm_limit),
+            tpmLimit: Number(row.tpm_limit),
           };
+          entry.balance.budget = new Budget(entry.balance.account);
+          entry.balance.budget.configure(row, this.now());
           this.byKey.set(entry.key, entry);
           this.byId.set(entry.id, entry);
           return entry;
@@ -167,6 +183,9 @@ export class TokenCache {
         entry.allowIps = compileAllowList(row.allow_ips);
         entry.group = row.group ?? '';
         entry.balance.db = Number(row.remain_quota);
+        entry.balance.budget?.configure(row, this.now());
+        entry.rpmLimit = Number(row.rpm_limit);
+        entry.tpmLimit = Number(row.tpm_limit);
       },
     );
   }

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.ts';
 import { Balance } from '../../ledger/balance.ts';
+import { BUDGET_COLUMNS, Budget } from '../../ledger/budget/budget.ts';
 import { readConsistent } from '../../ledger/reload.ts';
 import type { LedgerWriter } from '../../ledger/writer.ts';
 import type { UserSnapshot } from '../../modules/users/cache.ts';
@@ -16,6 +17,8 @@ export class UserCache {
   private balances = new Map<number, Balance>();
   /** Told about every console change to a user's balance (the shared hold store rereads it). */
   onReload?: (account: string) => void;
+  /** The ledger's clock, which budget periods are read from. */
+  now: () => number = Date.now;
   private loading = new Map<number, Promise<Balance | null>>();
   /** The entry built for each console snapshot (a new snapshot after an edit or TTL reload gets a new one). */
   private entries = new WeakMap<UserSnapshot, UserEntry>();
@@ -34,7 +37,11 @@ export class UserCache {
   }
 
   private readQuota(id: number) {
-    return this.ctx.db.db.selectFrom('users').select(['quota']).where('id', '=', id).executeTakeFirst();
+    return this.ctx.db.db
+      .selectFrom('users')
+      .select(['quota', ...BUDGET_COLUMNS])
+      .where('id', '=', id)
+      .executeTakeFirst();
   }
 
   private balance(id: number): Balance | null | Promise<Balance | null> {
@@ -47,8 +54,13 @@ export class UserCache {
         () => this.readQuota(id),
         (row) => {
           if (!row) return null;
-          const b = this.balances.get(id) ?? new Balance(Number(row.quota), `user:${id}`);
-          this.balances.set(id, b);
+          let b = this.balances.get(id);
+          if (!b) {
+            b = new Balance(Number(row.quota), `user:${id}`);
+            b.budget = new Budget(b.account);
+            b.budget.configure(row, this.now());
+            this.balances.set(id, b);
+          }
           return b;
         },
       ).finally(() => this.loading.delete(id));
@@ -82,7 +94,9 @@ export class UserCache {
       () => this.readQuota(id),
       (row) => {
         const b = this.balances.get(id);
-        if (b && row) b.db = Number(row.quota);
+        if (!b || !row) return;
+        b.db = Number(row.quota);
+        b.budget?.configure(row, this.now());
       },
     );
   }

@@ -1,8 +1,10 @@
 import WebSocket from 'ws';
 import type { Hold } from '../../ledger/balance.ts';
 import type { Caller } from '../auth.ts';
+import { upstreamPrice } from '../billing/channel-cost.ts';
 import { audioQuota, type Price } from '../billing/quota.ts';
 import type { ChannelEntry } from '../cache/channels.ts';
+import { RelayError } from '../errors.ts';
 import type { RelayRequest } from '../exchange.ts';
 import type { RelayInput } from '../input.ts';
 import { settle } from '../settle.ts';
@@ -146,7 +148,9 @@ export class RealtimeSession {
   ): Promise<void> {
     const { state, caller, price, ch } = this.s;
     const audio = state.prices.audio(this.s.model);
-    const quota = audioQuota(usage, price, audio, state.ctx.options.float('QuotaPerUnit'));
+    const qpu = state.ctx.options.float('QuotaPerUnit');
+    const quota = audioQuota(usage, price, audio, qpu);
+    const cost = audioQuota(usage, upstreamPrice(state.prices, ch, this.s.model, price), audio, qpu);
     // A response that ends after the session lost its hold is still billed: against nothing held.
     const hold = this.hold ?? {
       amount: 0,
@@ -167,6 +171,7 @@ export class RealtimeSession {
         usage,
         firstAt: firstAt ? Math.round(firstAt - startedAt) : 0,
         quota,
+        cost,
         note: `实时会话，音频倍率 ${f(audio.audioRatio)}，音频补全倍率 ${f(audio.audioCompletionRatio)}`,
         other: {
           ws: true,
@@ -185,12 +190,24 @@ export class RealtimeSession {
       startedAt,
     );
     if (this.ending) return;
-    const next = await state.ledger.hold(
-      caller.user.balance,
-      caller.token?.balance,
-      this.s.holdAmount,
-      caller.token?.unlimited ?? true,
-    );
+    let next: Awaited<ReturnType<typeof state.ledger.hold>>;
+    try {
+      next = await state.ledger.hold(
+        caller.user.balance,
+        caller.token?.balance,
+        this.s.holdAmount,
+        caller.token?.unlimited ?? true,
+      );
+    } catch (err) {
+      // A spent periodic budget (429) ends the session like a spent balance, naming when it renews.
+      if (!(err instanceof RelayError) || !err.local) throw err;
+      this.sendError(
+        err.type,
+        err.code ?? 'refused',
+        `${err.message}; the realtime session ends (request id: ${this.s.req.id})`,
+      );
+      return void this.finish(CLIENT_ERROR_CLOSE, `${err.type}.${err.code}`);
+    }
     if (typeof next === 'string') return this.exhausted(next);
     if (this.ending) state.ledger.release(next);
     else this.hold = next;

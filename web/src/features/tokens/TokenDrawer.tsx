@@ -20,10 +20,23 @@ import { useTranslation } from 'react-i18next';
 import { feedback } from '../../shared/feedback.tsx';
 import { QuotaInput } from '../../shared/QuotaInput.tsx';
 import { useIsMobile } from '../../shared/useIsMobile.ts';
+import {
+  BudgetFields,
+  type BudgetValues,
+  budgetBodyOf,
+  budgetFormOf,
+  NO_BUDGET,
+} from '../budgets/BudgetFields.tsx';
+import {
+  NO_RATE_LIMITS,
+  rateLimitsOf,
+  TokenRateLimitFields,
+  type TokenRateLimitValues,
+} from '../rate-limits/TokenRateLimitFields.tsx';
 import { createTokens, fetchUserGroups, fetchUserModels, type Token, updateToken } from './api.ts';
 import { invalidIpEntry } from './ipList.ts';
 
-interface FormValues {
+interface FormValues extends TokenRateLimitValues, BudgetValues {
   name: string;
   expiry: Dayjs | null;
   remain_quota: number;
@@ -47,6 +60,8 @@ const DEFAULTS: FormValues = {
   model_limits_enabled: false,
   model_limits: [],
   group: undefined,
+  ...NO_RATE_LIMITS,
+  ...NO_BUDGET,
 };
 
 const COUNT_PRESETS = [10, 20, 30, 100];
@@ -62,6 +77,8 @@ function fromToken(t: Token): FormValues {
     model_limits_enabled: t.model_limits_enabled,
     model_limits: t.model_limits ? t.model_limits.split(',').filter(Boolean) : [],
     group: t.group || undefined,
+    ...rateLimitsOf(t),
+    ...budgetFormOf(t),
   };
 }
 
@@ -113,6 +130,8 @@ export function TokenDrawer({
         model_limits: v.model_limits_enabled ? v.model_limits.join(',') : (editing?.model_limits ?? ''),
         allow_ips: v.allow_ips ?? '',
         group: v.group ?? '',
+        ...rateLimitsOf(v),
+        ...budgetBodyOf(v),
       };
       if (editing) {
         // An unchanged (possibly past) expiry is sent as it was so renaming an expired token works.
@@ -264,6 +283,8 @@ export function TokenDrawer({
             </Space>
           </Form.Item>
         )}
+        <TokenRateLimitFields />
+        <BudgetFields />
         <Form.Item
           name="allow_ips"
           label={t('token.ipList')}

@@ -10,6 +10,9 @@ import { PagedTable, usePageSize } from '../../shared/PagedTable.tsx';
 import { QuotaText } from '../../shared/QuotaText.tsx';
 import { TimeText } from '../../shared/TimeText.tsx';
 import { useIsMobile } from '../../shared/useIsMobile.ts';
+import { BudgetCell } from '../budgets/BudgetCell.tsx';
+import { SelfBudgetAlert } from '../budgets/SelfBudgetAlert.tsx';
+import { RateLimitTags } from '../rate-limits/RateLimitTags.tsx';
 import { deleteToken, fullKey, listTokens, searchTokens, setTokenStatus, type Token } from './api.ts';
 import { TokenActions } from './TokenActions.tsx';
 import { TokenDrawer } from './TokenDrawer.tsx';
@@ -26,6 +29,7 @@ function StatusTag({ token }: { token: Token }) {
         {t(key, { defaultValue: t('common.unknown') })}
       </Tag>
       {token.group && <Tag color="blue">{token.group}</Tag>}
+      <RateLimitTags rpm={token.rpm_limit} tpm={token.tpm_limit} />
     </Space>
   );
 }
@@ -87,6 +91,7 @@ export default function TokensPage() {
       render: (_, tk) =>
         tk.unlimited_quota ? <Tag>{t('token.unlimited')}</Tag> : <QuotaText quota={tk.remain_quota} />,
     },
+    { title: t('budget.column'), key: 'budget', render: (_, tk) => <BudgetCell budget={tk} /> },
     { title: t('token.created'), dataIndex: 'created_time', render: (v: number) => <TimeText value={v} /> },
     {
       title: t('token.expires'),
@@ -112,6 +117,7 @@ export default function TokensPage() {
   return (
     <Card title={t('token.title')}>
       <Alert type="warning" showIcon message={t('token.warning')} style={{ marginBottom: 16 }} />
+      <SelfBudgetAlert />
       <Form
         layout="inline"
         name="token-search"

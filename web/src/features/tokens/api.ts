@@ -1,6 +1,7 @@
 import { ApiFailure, api, requestEnvelope, withQuery } from '../../api/client.ts';
+import type { BudgetInput, BudgetView } from '../budgets/types.ts';
 
-export interface Token {
+export interface Token extends BudgetView {
   id: number;
   user_id: number;
   key: string;
@@ -16,9 +17,12 @@ export interface Token {
   allow_ips: string;
   used_quota: number;
   group: string;
+  /** Requests and tokens per minute; 0 = no limit. */
+  rpm_limit: number;
+  tpm_limit: number;
 }
 
-export interface TokenInput {
+export interface TokenInput extends BudgetInput {
   name: string;
   remain_quota: number;
   unlimited_quota: boolean;
@@ -27,6 +31,8 @@ export interface TokenInput {
   model_limits: string;
   allow_ips: string;
   group: string;
+  rpm_limit: number;
+  tpm_limit: number;
 }
 
 /** One page (p from 0); the server adds the total beside the list. */

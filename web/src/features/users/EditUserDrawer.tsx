@@ -18,9 +18,10 @@ import { api } from '../../api/client.ts';
 import { feedback } from '../../shared/feedback.tsx';
 import { useQuotaFormat } from '../../shared/QuotaText.tsx';
 import { useIsMobile } from '../../shared/useIsMobile.ts';
+import { BudgetFields, type BudgetValues, budgetBodyOf, budgetFormOf } from '../budgets/BudgetFields.tsx';
 import { listGroups, USERS_KEY, type UserRow } from './api.ts';
 
-interface EditForm {
+interface EditForm extends BudgetValues {
   username: string;
   display_name: string;
   password?: string;
@@ -96,6 +97,7 @@ export function EditUserDrawer({ id, onClose }: { id: number | null; onClose: ()
         ...(v.password ? { password: v.password } : {}),
         group: v.group.trim(),
         quota: Math.trunc(Number(v.quota)),
+        ...budgetBodyOf(v),
       }),
     onSuccess: () => {
       feedback.message?.success(t('users.updated'));
@@ -134,6 +136,7 @@ export function EditUserDrawer({ id, onClose }: { id: number | null; onClose: ()
             password: '',
             group: u.group,
             quota: u.quota,
+            ...budgetFormOf(u),
           }}
           onFinish={(v) => save.mutate(v)}
         >
@@ -169,6 +172,7 @@ export function EditUserDrawer({ id, onClose }: { id: number | null; onClose: ()
               <Button onClick={() => setAddOpen(true)}>{t('users.addQuota')}</Button>
             </Space.Compact>
           </Form.Item>
+          <BudgetFields />
           <Descriptions
             title={<Typography.Text type="secondary">{t('users.bindings')}</Typography.Text>}
             size="small"

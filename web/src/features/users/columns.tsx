@@ -1,6 +1,7 @@
 import { Button, Popconfirm, Space, Tag, Tooltip, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import type { TFunction } from 'i18next';
+import { BudgetCell } from '../budgets/BudgetCell.tsx';
 import type { ManageAction, UserRow } from './api.ts';
 
 export function roleTag(role: number, t: TFunction) {
@@ -69,6 +70,7 @@ export function userColumns(t: TFunction, h: Handlers): ColumnsType<UserRow> {
         </Space>
       ),
     },
+    { title: t('budget.column'), key: 'budget', render: (_, u) => <BudgetCell budget={u} /> },
     {
       title: t('users.invite'),
       key: 'invite',
