@@ -10,12 +10,22 @@ import { build } from 'esbuild';
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * Node's flags for the server process. A young generation of 4 MB semi-spaces and an old generation allowed
+ * Node's flags for the server process. A young generation of 2 MB semi-spaces and an old generation allowed
  * to grow to one and a half times its live size (V8 allows up to four) keep the peak memory under load near
- * the live set: the relay's garbage is short-lived, and CPU per request did not change measurably (README,
- * Relay performance). `npm start` (package.json) and the Dockerfile's CMD repeat them; a test checks they agree.
+ * the live set: the relay's garbage is short-lived, and V8 adds the young generation's size to the old
+ * generation's limit too. The two wasm flags keep WebAssembly on its baseline compiler (Liftoff): the only
+ * wasm the server runs is undici's HTTP parser (llhttp), and V8's optimising compiler, tiering up its one
+ * big function once the first few hundred upstream answers have gone through it, held 30-40 MB of compiler
+ * memory for a quarter of a second: the process's peak. CPU per request did not change measurably with any
+ * of these (README, Relay performance). `npm start` (package.json) and the Dockerfile's CMD repeat them; a
+ * test checks they agree.
  */
-export const SERVER_NODE_FLAGS = ['--max-semi-space-size=4', '--heap-growing-percent=50'];
+export const SERVER_NODE_FLAGS = [
+  '--max-semi-space-size=2',
+  '--heap-growing-percent=50',
+  '--no-wasm-dynamic-tiering',
+  '--no-wasm-tier-up',
+];
 
 /**
  * Environment for the server process: two malloc arenas instead of one per thread (fewer idle pages held; about
