@@ -1,16 +1,14 @@
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { type AppContext, createContext } from '../src/context.ts';
 import { renewDueBudgets } from '../src/ledger/budget/reset-job.ts';
 import { creditUser, LedgerLogType } from '../src/ledger/credit.ts';
 import { relayState } from '../src/relay/state.ts';
 import { ask, BUDGET_MODEL, BUDGET_PRICES, CALL_QUOTA, localText, setClock } from './support/budget-relay.ts';
 import { type ConsoleClient, loginAs } from './support/console-client.ts';
-import { DATABASES, REDIS_URL, redisUp as redisAvailable } from './support/databases.ts';
+import { DATABASES, redisUp as redisAvailable } from './support/databases.ts';
+import { startInstances } from './support/instances.ts';
 import { type MockUpstream, startMockUpstream } from './support/mock-upstream.ts';
 import { flushLedger, seedChannel } from './support/relay-seed.ts';
+import type { TestServer } from './support/server.ts';
 
 /**
  * Two gateways sharing one database and one Redis keep one budget: the hold checks the period's remaining
@@ -22,47 +20,21 @@ const engine = DATABASES.find((d) => d.name === 'postgres' && d.available) ?? DA
 
 describe.skipIf(!redisUp)(`budgets shared through Redis (${engine.name})`, () => {
   let mock: MockUpstream;
-  let made: Awaited<ReturnType<typeof engine.create>>;
-  const nodes: Array<{ ctx: AppContext; url: string; close(): Promise<void> }> = [];
+  let cluster: Awaited<ReturnType<typeof startInstances>>;
+  let nodes: TestServer[] = [];
   let n = 0;
 
   beforeAll(async () => {
     mock = await startMockUpstream();
-    made = await engine.create();
-    for (let i = 0; i < 2; i++) {
-      const config = loadConfig({
-        SQL_DSN: made.dsn,
-        SQLITE_PATH: made.sqlitePath,
-        SESSION_SECRET: 'test-session-secret',
-        REDIS_CONN_STRING: REDIS_URL,
-        BATCH_UPDATE_INTERVAL: '0.2',
-        GLOBAL_API_RATE_LIMIT_ENABLE: 'false',
-        CRITICAL_RATE_LIMIT: '100000',
-        LOG_LEVEL: 'silent',
-        NODE_TYPE: i === 0 ? 'master' : 'slave',
-      });
-      const ctx = await createContext(config, pino({ level: 'silent' }));
-      const app = await buildApp(ctx);
-      await app.listen({ port: 0, host: '127.0.0.1' });
-      const addr = app.server.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      nodes.push({
-        ctx,
-        url: `http://127.0.0.1:${port}`,
-        close: async () => {
-          await app.close();
-          await ctx.close();
-        },
-      });
-    }
+    cluster = await startInstances(2);
+    nodes = cluster.nodes;
     await nodes[0].ctx.options.set('ModelPrice', JSON.stringify(BUDGET_PRICES));
     await seedChannel(nodes[0].ctx, { baseUrl: mock.url, key: 'sk-good', models: [BUDGET_MODEL] });
     for (const node of nodes) await relayState(node.ctx).channels.reload();
     await nodes[1].ctx.options.reload();
   });
   afterAll(async () => {
-    for (const node of nodes) await node.close();
-    await made?.drop();
+    await cluster?.close();
     await mock?.close();
   });
 

@@ -1,13 +1,11 @@
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { type AppContext, createContext } from '../src/context.ts';
 import { creditUser, LedgerLogType } from '../src/ledger/credit.ts';
 import { relayState } from '../src/relay/state.ts';
-import { DATABASES, REDIS_URL, redisUp as redisAvailable } from './support/databases.ts';
+import { DATABASES, redisUp as redisAvailable } from './support/databases.ts';
+import { startInstances } from './support/instances.ts';
 import { type MockUpstream, startMockUpstream } from './support/mock-upstream.ts';
 import { flushLedger, seedChannel, seedToken, seedUser } from './support/relay-seed.ts';
+import type { TestServer } from './support/server.ts';
 
 /**
  * Two gateway instances sharing one database and one Redis spend one balance: concurrent requests spread
@@ -20,42 +18,18 @@ const engine = DATABASES.find((d) => d.name === 'postgres' && d.available) ?? DA
 
 describe.skipIf(!redisUp)(`relay with shared holds in Redis (${engine.name})`, () => {
   let mock: MockUpstream;
-  let made: Awaited<ReturnType<typeof engine.create>>;
-  const nodes: Array<{ ctx: AppContext; url: string; close(): Promise<void> }> = [];
+  let cluster: Awaited<ReturnType<typeof startInstances>>;
+  let nodes: TestServer[] = [];
 
   beforeAll(async () => {
     mock = await startMockUpstream();
-    made = await engine.create();
-    for (let i = 0; i < 2; i++) {
-      const config = loadConfig({
-        SQL_DSN: made.dsn,
-        SQLITE_PATH: made.sqlitePath,
-        SESSION_SECRET: 'test-session-secret',
-        REDIS_CONN_STRING: REDIS_URL,
-        BATCH_UPDATE_INTERVAL: '0.2',
-        LOG_LEVEL: 'silent',
-        NODE_TYPE: i === 0 ? 'master' : 'slave',
-      });
-      const ctx = await createContext(config, pino({ level: 'silent' }));
-      const app = await buildApp(ctx);
-      await app.listen({ port: 0, host: '127.0.0.1' });
-      const addr = app.server.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      nodes.push({
-        ctx,
-        url: `http://127.0.0.1:${port}`,
-        close: async () => {
-          await app.close();
-          await ctx.close();
-        },
-      });
-    }
+    cluster = await startInstances(2);
+    nodes = cluster.nodes;
     await seedChannel(nodes[0].ctx, { baseUrl: mock.url, key: 'sk-good', models: ['deepseek-chat'] });
     await relayState(nodes[1].ctx).channels.reload();
   });
   afterAll(async () => {
-    for (const n of nodes) await n.close();
-    await made?.drop();
+    await cluster?.close();
     await mock?.close();
   });
 
