@@ -21,6 +21,12 @@ export class Balance {
 }
 
 /** What one request holds: released or settled exactly once. */
+/** The row an account name ("user:5", "token:9") stands for. */
+export function accountRow(account: string): { table: 'users' | 'tokens'; id: number } {
+  const [kind, idText] = account.split(':');
+  return { table: kind === 'user' ? 'users' : 'tokens', id: Number(idText) };
+}
+
 export interface Hold {
   amount: number;
   user: Balance;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import {
+  accountRow,
   type Balance,
   type BudgetRefusal,
   type Hold,
@@ -49,13 +50,8 @@ export class Ledger {
     };
   }
 
-  private table(account: string) {
-    const [kind, idText] = account.split(':');
-    return { table: kind === 'user' ? ('users' as const) : ('tokens' as const), id: Number(idText) };
-  }
-
   private async readDb(account: string): Promise<number | null> {
-    const { table, id } = this.table(account);
+    const { table, id } = accountRow(account);
     const { db } = this.ctx.db;
     if (table === 'users') {
       const row = await db.selectFrom('users').select('quota').where('id', '=', id).executeTakeFirst();
@@ -67,7 +63,7 @@ export class Ledger {
 
   /** What the account's budget spent in the period ending at `end`: nothing when the row counts another one. */
   private async readBudget(account: string, end: number): Promise<number | null> {
-    const { table, id } = this.table(account);
+    const { table, id } = accountRow(account);
     const row = await this.ctx.db.db
       .selectFrom(table)
       .select(['budget_used', 'budget_reset_at'])

@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import type { Hold } from '../balance.ts';
+import { accountRow, type Hold } from '../balance.ts';
 import type { Budget } from './budget.ts';
 
 /** A settled charge of one budget period, waiting for the writer. */
@@ -44,8 +44,7 @@ export function groupSpends(spends: Spend[]): Map<string, Map<number, number>> {
 export async function writeSpends(trx: Transaction<Database>, spends: Spend[]): Promise<void> {
   const grouped = [...groupSpends(spends)].sort((a, b) => (a[0] < b[0] ? -1 : 1));
   for (const [account, periods] of grouped) {
-    const [kind, idText] = account.split(':');
-    const table = kind === 'user' ? 'users' : 'tokens';
+    const { table, id } = accountRow(account);
     const end = Math.max(...periods.keys());
     const quota = periods.get(end) ?? 0;
     if (quota === 0) continue;
@@ -68,7 +67,7 @@ export async function writeSpends(trx: Transaction<Database>, spends: Spend[]): 
           .else(eb.ref('budget_reset_at'))
           .end(),
       }))
-      .where('id', '=', Number(idText))
+      .where('id', '=', id)
       .where('budget_quota', '>', 0)
       .execute();
   }
