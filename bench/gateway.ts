@@ -126,6 +126,21 @@ process.on('message', async (msg: { cmd: string }) => {
     await session.post('Profiler.start');
     process.send?.({});
   }
+  if (msg.cmd === 'heap-start') {
+    session.connect();
+    // Every allocation sampled, the ones young collections freed included: what each request allocates.
+    await session.post('HeapProfiler.startSampling', {
+      samplingInterval: 256,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
+    process.send?.({});
+  }
+  if (msg.cmd === 'heap-stop') {
+    const { profile } = await session.post('HeapProfiler.stopSampling');
+    writeFileSync(`${process.env.BENCH_PROFILE}/gateway.heapprofile`, JSON.stringify(profile));
+    process.send?.({});
+  }
   if (msg.cmd === 'profile-stop') {
     const { profile } = await session.post('Profiler.stop');
     writeFileSync(`${process.env.BENCH_PROFILE}/gateway.cpuprofile`, JSON.stringify(profile));
