@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { RelayMeter } from '../infra/metrics/relay-metrics.ts';
 import type { Caller } from './auth.ts';
 import { expectedTokens, holdFor, priceFor } from './billing/charge.ts';
@@ -285,7 +286,7 @@ async function attemptOn(
       reply
         .code(200)
         .header('content-type', String(res.headers['content-type'] ?? 'audio/mpeg'))
-        .send(res.body);
+        .send(Readable.from(res.body));
       const chars = [...input.info.inputText].length;
       const prompt = call.model.startsWith('tts') ? chars : await countText(call.model, input.info.inputText);
       return { usage: { promptTokens: prompt, completionTokens: 0, cachedTokens: 0 }, firstAt: 0 };

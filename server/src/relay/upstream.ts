@@ -3,6 +3,7 @@ import type { AppContext } from '../context.ts';
 import { ALLOW_LINK_LOCAL_OPTION, adminUrlPolicy, guardedLookup, literalRefusal } from '../infra/ssrf.ts';
 import type { CallAbort } from './call-abort.ts';
 import { RelayError } from './errors.ts';
+import { DispatchedCall, type UpstreamAnswer } from './upstream-body.ts';
 import { createProxyDispatchers } from './upstream-proxy.ts';
 
 export interface UpstreamRequest {
@@ -62,7 +63,7 @@ export function createUpstream(ctx: AppContext) {
       await Promise.all([agent.destroy(err), proxies.destroy(err)]);
     },
     /** Sends one request; network failures and timeouts become retryable 502/504 relay errors. */
-    async send(req: UpstreamRequest): Promise<Dispatcher.ResponseData> {
+    async send(req: UpstreamRequest): Promise<UpstreamAnswer> {
       let dispatcher: Dispatcher = agent;
       if (req.proxy) {
         try {
@@ -83,17 +84,19 @@ export function createUpstream(ctx: AppContext) {
         const cut = req.url.indexOf('/', req.url.indexOf('//') + 2);
         const origin = cut < 0 ? req.url : req.url.slice(0, cut);
         if (dispatcher === agent && refusedOrigin(origin)) throw LINK_LOCAL_REFUSED;
-        return await dispatcher.request({
-          origin,
-          path: cut < 0 ? '/' : req.url.slice(cut),
-          method: req.method ?? 'POST',
-          headers: req.headers,
-          body: req.body as any,
-          // undici duck-types the signal (see CallAbort); its typings only name AbortSignal and EventEmitter.
-          signal: req.signal as AbortSignal,
-          headersTimeout: req.stream ? idleMs : relayMs,
-          bodyTimeout: req.stream ? idleMs : relayMs,
-        });
+        return await DispatchedCall.send(
+          dispatcher,
+          {
+            origin,
+            path: cut < 0 ? '/' : req.url.slice(cut),
+            method: req.method ?? 'POST',
+            headers: req.headers,
+            body: req.body as any,
+            headersTimeout: req.stream ? idleMs : relayMs,
+            bodyTimeout: req.stream ? idleMs : relayMs,
+          },
+          req.signal,
+        );
       } catch (err) {
         throw networkError(err);
       }

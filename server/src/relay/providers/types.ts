@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Dispatcher } from 'undici';
 import type { OptionStore } from '../../modules/options/store.ts';
 import type { ChannelEntry } from '../cache/channels.ts';
 import type { UpstreamFormat, WireFormat } from '../formats/hub.ts';
 import type { Mode } from '../formats/openai/request.ts';
+import type { UpstreamAnswer } from '../upstream-body.ts';
 
 /** One upstream call as a provider sees it. */
 export interface UpstreamCall {
@@ -87,7 +87,7 @@ export interface ProviderAdapter {
 }
 
 /** An upstream's answer as the pipeline reads it (status, headers, a body to iterate or read as text). */
-export type UpstreamResponse = Pick<Dispatcher.ResponseData, 'statusCode' | 'headers' | 'body'>;
+export type UpstreamResponse = UpstreamAnswer;
 
 /** What a provider that sends its own calls gets: the URL, headers and body the pipeline built. */
 export interface ProviderSend {
