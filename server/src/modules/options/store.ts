@@ -62,6 +62,16 @@ function canonicalValue(key: string, value: string, def: OptionDef): string {
 export async function createOptionStore(handle: Db, bus: Bus): Promise<OptionStore> {
   let values = new Map<string, string>();
   const parsed = new Map<string, unknown>();
+  // Typed reads are on the relay's hot path (several per request): each is parsed once per value.
+  const bools = new Map<string, boolean>();
+  const ints = new Map<string, number>();
+  const floats = new Map<string, number>();
+  const forget = (key?: string) => {
+    for (const m of [parsed, bools, ints, floats]) {
+      if (key === undefined) m.clear();
+      else m.delete(key);
+    }
+  };
   const listeners = new Set<(key: string, value: string) => void>();
 
   const load = async () => {
@@ -72,7 +82,7 @@ export async function createOptionStore(handle: Db, bus: Bus): Promise<OptionSto
     for (const key of new Set([...values.keys(), ...next.keys()]))
       if (values.get(key) !== next.get(key)) changed.push(key);
     values = next;
-    parsed.clear();
+    forget();
     for (const key of changed) for (const l of listeners) l(key, store.get(key));
   };
 
@@ -81,15 +91,30 @@ export async function createOptionStore(handle: Db, bus: Bus): Promise<OptionSto
       return values.get(key) ?? optionDef(key)?.default ?? '';
     },
     bool(key) {
-      return store.get(key) === 'true';
+      let v = bools.get(key);
+      if (v === undefined) {
+        v = store.get(key) === 'true';
+        bools.set(key, v);
+      }
+      return v;
     },
     int(key) {
-      const n = Number.parseInt(store.get(key), 10);
-      return Number.isFinite(n) ? n : Number.parseInt(optionDef(key)?.default ?? '0', 10) || 0;
+      let v = ints.get(key);
+      if (v === undefined) {
+        const n = Number.parseInt(store.get(key), 10);
+        v = Number.isFinite(n) ? n : Number.parseInt(optionDef(key)?.default ?? '0', 10) || 0;
+        ints.set(key, v);
+      }
+      return v;
     },
     float(key) {
-      const n = Number(store.get(key));
-      return Number.isFinite(n) ? n : Number(optionDef(key)?.default ?? 0) || 0;
+      let v = floats.get(key);
+      if (v === undefined) {
+        const n = Number(store.get(key));
+        v = Number.isFinite(n) ? n : Number(optionDef(key)?.default ?? 0) || 0;
+        floats.set(key, v);
+      }
+      return v;
     },
     json<T>(key: string): T {
       if (parsed.has(key)) return parsed.get(key) as T;
@@ -124,7 +149,7 @@ export async function createOptionStore(handle: Db, bus: Bus): Promise<OptionSto
           .execute();
       }
       values.set(key, canonical);
-      parsed.delete(key);
+      forget(key);
       for (const l of listeners) l(key, canonical);
       bus.publish('options', key);
     },

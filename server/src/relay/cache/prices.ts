@@ -42,6 +42,8 @@ export class PriceCache {
   private group: Table = {};
   private audioIn: Table = {};
   private audioOut: Table = {};
+  /** Models priced so far since the last reload (only priced names: clients choose the names asked for). */
+  private models = new Map<string, Readonly<ModelPricing>>();
   /** Set by the first completed load (readiness waits for it). */
   loaded = false;
 
@@ -81,6 +83,7 @@ export class PriceCache {
     this.group = table(opt('GroupRatio'));
     this.audioIn = table(DEFAULT_AUDIO_RATIO, opt('AudioRatio'));
     this.audioOut = table(DEFAULT_AUDIO_COMPLETION_RATIO, opt('AudioCompletionRatio'));
+    this.models = new Map();
     this.loaded = true;
     this.ctx.metrics?.cacheReloaded('prices', performance.now() - startedAt, true);
   }
@@ -98,17 +101,21 @@ export class PriceCache {
     };
   }
 
-  model(name: string): ModelPricing | null {
+  model(name: string): Readonly<ModelPricing> | null {
+    const known = this.models.get(name);
+    if (known) return known;
     const price = this.price[name];
     const ratio = this.ratio[name];
     if (price === undefined && ratio === undefined) return null;
-    return {
+    const pricing = Object.freeze({
       modelRatio: ratio ?? 0,
       completionRatio: this.completion[name] ?? 1,
       cacheRatio: this.cache[name] ?? 1,
       cacheWriteRatio: this.cacheWrite[name] ?? 1,
       modelPrice: price ?? -1,
-    };
+    });
+    this.models.set(name, pricing);
+    return pricing;
   }
 
   hasGroup(group: string): boolean {
