@@ -17,6 +17,8 @@ import { measureStartMemory, summary } from './start-memory.ts';
 const CONNECTIONS = [1, 16, 64];
 const MAX_REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
 const MAX_SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+// Measured pairs (bare proxy, gateway) per row; the rows show their medians.
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 // Requests before each measured run, to reach the connection count's steady state.
 const WARMUP = 2000;
 
@@ -87,6 +89,33 @@ async function measure(child: ChildProcess, origin: string, sc: Scenario, stream
   return { ...r, cpuUs: (after.cpuUs - before.cpuUs) / Math.max(1, r.requests), maxRssKb: after.maxRssKb };
 }
 
+type Measured = Awaited<ReturnType<typeof measure>>;
+/** One bare-proxy run and one gateway run of the same load, back to back. */
+function pairOf(base: Measured, through: Measured) {
+  const bRps = base.requests / base.seconds;
+  const gRps = through.requests / through.seconds;
+  return {
+    bRps,
+    gRps,
+    tput: gRps / bRps,
+    bP50: pct(base.latencies, 50),
+    gP50: pct(through.latencies, 50),
+    added50: pct(through.latencies, 50) - pct(base.latencies, 50),
+    gTtfb: pct(through.ttfb, 50),
+    bCpu: base.cpuUs,
+    gCpu: through.cpuUs,
+    cpuRatio: through.cpuUs / base.cpuUs,
+    gRssKb: through.maxRssKb,
+    errors: through.errors + base.errors,
+  };
+}
+type Pair = ReturnType<typeof pairOf>;
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+let maxRssKb = 0;
+
 const rows: string[][] = [];
 // BENCH_PROFILE=<dir>: a CPU profile of the gateway over the measured runs (after start-up and warm-up).
 const profiling = !!process.env.BENCH_PROFILE;
@@ -100,33 +129,43 @@ for (const sc of SCENARIOS) {
     for (const c of CONNECTIONS) {
       await load(bareOrigin, key, sc, stream, c, WARMUP);
       await load(gateway, key, sc, stream, c, WARMUP);
-      const base = await measure(bare.child, bareOrigin, sc, stream, c);
-      const through = await measure(gw.child, gateway, sc, stream, c);
-      const bRps = base.requests / base.seconds;
-      const gRps = through.requests / through.seconds;
-      const added50 = pct(through.latencies, 50) - pct(base.latencies, 50);
-      if (c === 1) f.addedP50At1 = added50;
-      else {
-        f.cpu.push(through.cpuUs / base.cpuUs);
-        f.tput.push(gRps / bRps);
-        f.gwCpu.push(through.cpuUs);
+      // ROUNDS interleaved pairs, the order alternating, and the median of each figure: the machine's speed
+      // drifts within a run, and a pair measured back to back sees the same machine.
+      const pairs: Pair[] = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        const bareFirst = r % 2 === 0;
+        const first = bareFirst
+          ? await measure(bare.child, bareOrigin, sc, stream, c)
+          : await measure(gw.child, gateway, sc, stream, c);
+        const second = bareFirst
+          ? await measure(gw.child, gateway, sc, stream, c)
+          : await measure(bare.child, bareOrigin, sc, stream, c);
+        pairs.push(bareFirst ? pairOf(first, second) : pairOf(second, first));
       }
+      const m = (k: keyof Pair) => median(pairs.map((x) => x[k]));
+      if (c === 1) f.addedP50At1 = m('added50');
+      else {
+        f.cpu.push(m('cpuRatio'));
+        f.tput.push(m('tput'));
+        f.gwCpu.push(m('gCpu'));
+      }
+      maxRssKb = Math.max(maxRssKb, ...pairs.map((x) => x.gRssKb));
       rows.push([
         sc.name,
         stream ? 'stream' : 'json',
         String(c),
-        bRps.toFixed(0),
-        gRps.toFixed(0),
-        (gRps / bRps).toFixed(2),
-        ms(pct(base.latencies, 50)),
-        ms(pct(through.latencies, 50)),
-        ms(added50),
-        stream ? ms(pct(through.ttfb, 50)) : '-',
-        base.cpuUs.toFixed(0),
-        through.cpuUs.toFixed(0),
-        (through.cpuUs / base.cpuUs).toFixed(2),
-        (through.maxRssKb / 1024).toFixed(0),
-        String(through.errors + base.errors),
+        m('bRps').toFixed(0),
+        m('gRps').toFixed(0),
+        m('tput').toFixed(2),
+        ms(m('bP50')),
+        ms(m('gP50')),
+        ms(m('added50')),
+        stream ? ms(m('gTtfb')) : '-',
+        m('bCpu').toFixed(0),
+        m('gCpu').toFixed(0),
+        m('cpuRatio').toFixed(2),
+        (maxRssKb / 1024).toFixed(0),
+        String(pairs.reduce((n, x) => n + x.errors, 0)),
       ]);
     }
   }
