@@ -1,3 +1,4 @@
+import { StringDecoder } from 'node:string_decoder';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { RelayError } from '../errors.ts';
 import type {
@@ -80,7 +81,7 @@ export async function relayFormatStream(o: FormatStreamOptions, startedAt: numbe
     onEvent: (m: EventSourceMessage) =>
       pending.push(m.event ? { event: m.event, data: m.data } : { data: m.data }),
   });
-  const text = new TextDecoder();
+  const text = new StringDecoder('utf8');
   let elements = 0;
   /** The encoder's closing events were already written. */
   let ended = false;
@@ -143,7 +144,7 @@ export async function relayFormatStream(o: FormatStreamOptions, startedAt: numbe
 
   try {
     for await (const chunk of o.res.body) {
-      parser.feed(text.decode(chunk as Buffer, { stream: true }));
+      parser.feed(text.write(chunk as Buffer));
       const buf = decodePending();
       // Before the first byte an error event is an ordinary failure: thrown, so another channel may answer.
       if (out.error && !client.started) throw out.error;
@@ -153,7 +154,7 @@ export async function relayFormatStream(o: FormatStreamOptions, startedAt: numbe
       if (client.clientGone) break;
     }
     if (!client.clientGone) {
-      parser.feed(`${text.decode()}\n\n`);
+      parser.feed(`${text.end()}\n\n`);
       const buf = decodePending() + drain(o.decoder.end());
       if (out.error && !client.started) throw out.error;
       if (buf && (o.encoder || o.arrayFrames)) await client.write(buf);

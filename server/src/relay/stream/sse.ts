@@ -1,13 +1,16 @@
+import { StringDecoder } from 'node:string_decoder';
+
 /**
  * Incremental reader of `data:` lines from a server-sent event stream. Feed it chunks as they arrive;
  * it returns the complete payloads in them and keeps a partial line for the next chunk.
  */
 export class SseLineReader {
   private rest = '';
-  private decoder = new TextDecoder();
+  // StringDecoder, not TextDecoder: the same UTF-8 handling across chunks, several times faster per call in Node.
+  private decoder = new StringDecoder('utf8');
 
   push(chunk: Uint8Array): string[] {
-    const text = this.rest + this.decoder.decode(chunk, { stream: true });
+    const text = this.rest + this.decoder.write(chunk);
     const out: string[] = [];
     let start = 0;
     for (;;) {
@@ -23,7 +26,7 @@ export class SseLineReader {
 
   /** Whatever complete line was left without a final newline. */
   end(): string[] {
-    const line = (this.rest + this.decoder.decode()).trim();
+    const line = (this.rest + this.decoder.end()).trim();
     this.rest = '';
     return line.startsWith('data:') ? [line.slice(5).trim()] : [];
   }
