@@ -8,7 +8,7 @@ export interface UpstreamBody extends AsyncIterable<Buffer> {
 }
 
 /** An upstream answer: status, headers (lower-case names) and the body still arriving. */
-export interface UpstreamAnswer {
+export interface UpstreamResponse {
   statusCode: number;
   headers: IncomingHttpHeaders;
   body: UpstreamBody;
@@ -35,7 +35,6 @@ export class DispatchedCall implements Dispatcher.DispatchHandler, UpstreamBody 
   private waiter: { resolve: (v: IteratorResult<Buffer>) => void; reject: (e: unknown) => void } | null =
     null;
   private whole: { resolve: (v: string) => void; reject: (e: unknown) => void } | null = null;
-  private answered: { resolve: (v: UpstreamAnswer) => void; reject: (e: unknown) => void };
   private abortCall: Abort | null = null;
   private resumeSocket: (() => void) | null = null;
   private paused = false;
@@ -44,9 +43,8 @@ export class DispatchedCall implements Dispatcher.DispatchHandler, UpstreamBody 
 
   constructor(
     signal: Signal | undefined,
-    answered: { resolve: (v: UpstreamAnswer) => void; reject: (e: unknown) => void },
+    private readonly answered: { resolve: (v: UpstreamResponse) => void; reject: (e: unknown) => void },
   ) {
-    this.answered = answered;
     if (signal)
       this.unlisten = listen(signal, () => this.cancel(signal.reason ?? new errors.RequestAbortedError()));
   }
@@ -56,7 +54,7 @@ export class DispatchedCall implements Dispatcher.DispatchHandler, UpstreamBody 
     dispatcher: Dispatcher,
     opts: Dispatcher.DispatchOptions,
     signal: Signal | undefined,
-  ): Promise<UpstreamAnswer> {
+  ): Promise<UpstreamResponse> {
     if (signal?.aborted) return Promise.reject(signal.reason ?? new errors.RequestAbortedError());
     return new Promise((resolve, reject) => {
       dispatcher.dispatch(opts, new DispatchedCall(signal, { resolve, reject }));

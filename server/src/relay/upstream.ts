@@ -3,7 +3,7 @@ import type { AppContext } from '../context.ts';
 import { ALLOW_LINK_LOCAL_OPTION, adminUrlPolicy, guardedLookup, literalRefusal } from '../infra/ssrf.ts';
 import type { CallAbort } from './call-abort.ts';
 import { RelayError } from './errors.ts';
-import { DispatchedCall, type UpstreamAnswer } from './upstream-body.ts';
+import { DispatchedCall, type UpstreamResponse } from './upstream-body.ts';
 import { createProxyDispatchers } from './upstream-proxy.ts';
 
 export interface UpstreamRequest {
@@ -63,7 +63,7 @@ export function createUpstream(ctx: AppContext) {
       await Promise.all([agent.destroy(err), proxies.destroy(err)]);
     },
     /** Sends one request; network failures and timeouts become retryable 502/504 relay errors. */
-    async send(req: UpstreamRequest): Promise<UpstreamAnswer> {
+    async send(req: UpstreamRequest): Promise<UpstreamResponse> {
       let dispatcher: Dispatcher = agent;
       if (req.proxy) {
         try {

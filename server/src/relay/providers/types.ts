@@ -3,7 +3,7 @@ import type { OptionStore } from '../../modules/options/store.ts';
 import type { ChannelEntry } from '../cache/channels.ts';
 import type { UpstreamFormat, WireFormat } from '../formats/hub.ts';
 import type { Mode } from '../formats/openai/request.ts';
-import type { UpstreamAnswer } from '../upstream-body.ts';
+import type { UpstreamResponse } from '../upstream-body.ts';
 
 /** One upstream call as a provider sees it. */
 export interface UpstreamCall {
@@ -87,7 +87,7 @@ export interface ProviderAdapter {
 }
 
 /** An upstream's answer as the pipeline reads it (status, headers, a body to iterate or read as text). */
-export type UpstreamResponse = UpstreamAnswer;
+export type { UpstreamResponse };
 
 /** What a provider that sends its own calls gets: the URL, headers and body the pipeline built. */
 export interface ProviderSend {
