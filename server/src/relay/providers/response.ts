@@ -1,15 +1,19 @@
-import { Readable } from 'node:stream';
+import type { UpstreamBody } from '../upstream-body.ts';
 import type { UpstreamResponse } from './types.ts';
 
 /** A response body made of chunks the gateway produces (decoded or transported streams), readable as text too. */
-export function bodyOf(chunks: AsyncIterable<Buffer> | Iterable<Buffer>): UpstreamResponse['body'] {
-  const body = Readable.from(chunks, { objectMode: false }) as Readable & { text(): Promise<string> };
-  body.text = async () => {
-    const parts: Buffer[] = [];
-    for await (const c of body) parts.push(c as Buffer);
-    return Buffer.concat(parts).toString('utf8');
+export function bodyOf(chunks: AsyncIterable<Buffer> | Iterable<Buffer>): UpstreamBody {
+  async function* all() {
+    yield* chunks;
+  }
+  return {
+    [Symbol.asyncIterator]: () => all(),
+    async text() {
+      const parts: Buffer[] = [];
+      for await (const c of chunks) parts.push(c);
+      return Buffer.concat(parts).toString('utf8');
+    },
   };
-  return body as unknown as UpstreamResponse['body'];
 }
 
 /** A whole answer as a response (a provider whose transport is not HTTP). */
