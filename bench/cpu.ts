@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { buildServer, SERVER_ENV, SERVER_NODE_FLAGS } from '../scripts/server-runtime.mjs';
 import { load, SCENARIOS } from './load.ts';
 import { pin, pinLoadGenerator } from './pin.ts';
+import { median, percentile } from './stats.ts';
 
 /**
  * A focused CPU harness for work on the relay's hot path (`npm run bench` measures everything and takes
@@ -89,15 +90,16 @@ const cases = SCENARIOS.flatMap((sc) =>
   [false, true].map((stream) => ({ sc, stream, name: `${sc.name}/${stream ? 'stream' : 'json'}` })),
 ).filter((c) => !args.only || args.only.split(',').includes(c.name));
 
-const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
-
 /** CPU us per request of the process behind `t`, and the p50 latency in us. */
 async function run(t: Target, c: (typeof cases)[number], n: number): Promise<{ cpu: number; p50: number }> {
   const before = await ask<{ cpuUs: number }>(t.child, 'stats');
   const r = await load(t.origin, key, c.sc, c.stream, conns, n, 60);
   const after = await ask<{ cpuUs: number }>(t.child, 'stats');
   if (r.errors) throw new Error(`${t.name} ${c.name}: ${r.errors} errors`);
-  return { cpu: (after.cpuUs - before.cpuUs) / Math.max(1, r.requests), p50: p50(r.latencies) * 1000 };
+  return {
+    cpu: (after.cpuUs - before.cpuUs) / Math.max(1, r.requests),
+    p50: percentile(r.latencies, 50) * 1000,
+  };
 }
 
 // Warm-up: every target over every case, long enough for V8's optimising compiler to settle.
@@ -123,10 +125,6 @@ for (let round = 0; round < rounds; round++) {
 }
 if (args.profile) await ask(gateways[0].child, 'profile-stop');
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 console.log(
   `${rounds} rounds x ${requests} requests at ${conns} connections; medians (min-max) of CPU us per request, its ratio to the bare proxy, and p50 latency`,
 );

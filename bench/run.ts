@@ -3,6 +3,7 @@ import { buildServer, SERVER_ENV, SERVER_NODE_FLAGS } from '../scripts/server-ru
 import { load as loadFor, SCENARIOS, type Scenario } from './load.ts';
 import { pin, pinLoadGenerator } from './pin.ts';
 import { measureStartMemory, summary } from './start-memory.ts';
+import { median, percentile } from './stats.ts';
 
 /**
  * Relay benchmark (`npm run bench`): a fast local upstream (OpenAI chat and Anthropic Messages), then the same
@@ -57,11 +58,6 @@ const ask = <T>(child: ChildProcess, cmd: string): Promise<T> =>
 const load = (origin: string, key: string, sc: Scenario, stream: boolean, connections: number, max: number) =>
   loadFor(origin, key, sc, stream, connections, max, MAX_SECONDS);
 
-const pct = (xs: number[], p: number) => {
-  if (!xs.length) return 0;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
 const ms = (n: number) => n.toFixed(3);
 
 const mock = await start('mock-upstream');
@@ -98,10 +94,10 @@ function pairOf(base: Measured, through: Measured) {
     bRps,
     gRps,
     tput: gRps / bRps,
-    bP50: pct(base.latencies, 50),
-    gP50: pct(through.latencies, 50),
-    added50: pct(through.latencies, 50) - pct(base.latencies, 50),
-    gTtfb: pct(through.ttfb, 50),
+    bP50: percentile(base.latencies, 50),
+    gP50: percentile(through.latencies, 50),
+    added50: percentile(through.latencies, 50) - percentile(base.latencies, 50),
+    gTtfb: percentile(through.ttfb, 50),
     bCpu: base.cpuUs,
     gCpu: through.cpuUs,
     cpuRatio: through.cpuUs / base.cpuUs,
@@ -110,11 +106,6 @@ function pairOf(base: Measured, through: Measured) {
   };
 }
 type Pair = ReturnType<typeof pairOf>;
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-let maxRssKb = 0;
 
 const rows: string[][] = [];
 // BENCH_PROFILE=<dir>: a CPU profile of the gateway over the measured runs (after start-up and warm-up).
@@ -149,7 +140,6 @@ for (const sc of SCENARIOS) {
         f.tput.push(m('tput'));
         f.gwCpu.push(m('gCpu'));
       }
-      maxRssKb = Math.max(maxRssKb, ...pairs.map((x) => x.gRssKb));
       rows.push([
         sc.name,
         stream ? 'stream' : 'json',
@@ -164,7 +154,8 @@ for (const sc of SCENARIOS) {
         m('bCpu').toFixed(0),
         m('gCpu').toFixed(0),
         m('cpuRatio').toFixed(2),
-        (maxRssKb / 1024).toFixed(0),
+        // The process's peak so far (maxRSS never goes down).
+        (Math.max(...pairs.map((x) => x.gRssKb)) / 1024).toFixed(0),
         String(pairs.reduce((n, x) => n + x.errors, 0)),
       ]);
     }
