@@ -61,7 +61,14 @@ function start(name: string, file: string, env: Record<string, string>, gateway:
       if (pinned && child.pid) pin(child.pid, 1);
       resolve({ name, child, origin: `http://127.0.0.1:${msg.port}`, key: msg.key });
     });
-    child.once('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
+    child.once('exit', (code) => {
+      reject(new Error(`${name} exited with ${code}`));
+      // A target that dies mid-run would leave the harness waiting for its answer forever.
+      if (code) {
+        console.error(`${name} exited with ${code}`);
+        process.exit(1);
+      }
+    });
   });
 }
 

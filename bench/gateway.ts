@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -138,11 +138,13 @@ process.on('message', async (msg: { cmd: string }) => {
   }
   if (msg.cmd === 'heap-stop') {
     const { profile } = await session.post('HeapProfiler.stopSampling');
+    mkdirSync(`${process.env.BENCH_PROFILE}`, { recursive: true });
     writeFileSync(`${process.env.BENCH_PROFILE}/gateway.heapprofile`, JSON.stringify(profile));
     process.send?.({});
   }
   if (msg.cmd === 'profile-stop') {
     const { profile } = await session.post('Profiler.stop');
+    mkdirSync(`${process.env.BENCH_PROFILE}`, { recursive: true });
     writeFileSync(`${process.env.BENCH_PROFILE}/gateway.cpuprofile`, JSON.stringify(profile));
     process.send?.({});
   }
