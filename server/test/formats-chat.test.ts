@@ -4,6 +4,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RelayError } from '../src/relay/errors.ts';
 import { chatCodec } from '../src/relay/formats/chat/index.ts';
+import { textDeltaOf } from '../src/relay/formats/chat/stream-decoder.ts';
 import { packCallId } from '../src/relay/formats/common.ts';
 import type {
   CodecContext,
@@ -390,6 +391,74 @@ describe('chat codec: recorded streams decode to the hub, event by event', () =>
     const lines = fixtureChunks('mistral/chat/text.chunks.txt').slice(0, 3);
     expect(decodeLines(lines, false).at(-1)).toMatchObject({ type: 'error', error: { status: 502 } });
     expect(decodeLines(lines, true).at(-1)).toEqual({ type: 'finish', stop: 'end' });
+  });
+});
+
+describe('chat codec: text deltas read without the full parse', () => {
+  const streams = [
+    'openai/chat/text.chunks.txt',
+    'openai/chat/text-then-tool-call.chunks.txt',
+    'openai/chat/azure-content-filter-reasoning.chunks.txt',
+    'deepseek/chat/text.chunks.txt',
+    'deepseek/chat/reasoning.chunks.txt',
+    'deepseek/chat/reasoning-tool-call.chunks.txt',
+    'mistral/chat/text.chunks.txt',
+    'mistral/chat/tool-call.chunks.txt',
+    'xai/chat/text.chunks.txt',
+    'xai/chat/tool-call.chunks.txt',
+  ];
+
+  it('a recorded chunk read as a text delta is one, with the text the full parse gives', () => {
+    let read = 0;
+    for (const file of streams)
+      for (const line of fixtureChunks(file)) {
+        const text = textDeltaOf(line);
+        if (text === undefined) continue;
+        read++;
+        const chunk = JSON.parse(line);
+        expect(chunk.choices).toHaveLength(1);
+        expect(chunk.choices[0].delta).toEqual({ content: text });
+        expect(chunk.choices[0].finish_reason).toBeNull();
+        expect(chunk.usage ?? null).toBeNull();
+        expect(chunk.error).toBeUndefined();
+      }
+    // OpenAI's and Mistral's text chunks take this path; the count shows the test read some.
+    expect(read).toBeGreaterThan(20);
+  });
+
+  it.each(streams)('%s: the same events as when every chunk takes the full parse', (file) => {
+    const lines = fixtureChunks(file);
+    // Re-spaced JSON never matches the text-delta pattern, so every chunk is parsed whole.
+    const spaced = lines.map((l) => JSON.stringify(JSON.parse(l), null, 1));
+    expect(decodeLines(lines)).toEqual(decodeLines(spaced));
+  });
+
+  const chunk = (choice: string, extra = '') =>
+    `{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[${choice}]${extra}}`;
+  const delta = (content: string) => `{"index":0,"delta":{"content":${content}},"finish_reason":null}`;
+
+  it('escapes in the text read as JSON reads them', () => {
+    for (const text of ['say "hi"', 'back\\slash', 'line\nbreak', 'caf\u00e9', '\ud83d\ude00', '你好', ''])
+      expect(textDeltaOf(chunk(delta(JSON.stringify(text))))).toBe(text);
+    expect(textDeltaOf(chunk(delta('"caf\\u00e9 \\ud83d\\ude00"')))).toBe('café 😀');
+    expect(textDeltaOf(chunk(delta('"\\\\u00e9 \\\\x"')))).toBe('\\u00e9 \\x');
+  });
+
+  it('anything more than a text delta is left to the full parse', () => {
+    const others = [
+      chunk('{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}'),
+      chunk('{"index":0,"delta":{"content":"a","reasoning_content":"b"},"finish_reason":null}'),
+      chunk('{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]},"finish_reason":null}'),
+      chunk('{"index":1,"delta":{"content":"a"},"finish_reason":null}'),
+      chunk(delta('"a"'), ',"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}'),
+      chunk(delta('"a"'), ',"error":"boom"'),
+      chunk(delta('"a"'), ',"x":{"y":1}'),
+      chunk(delta('null')),
+      chunk(delta('"bad \\x escape"')),
+      chunk(delta('"raw\nnewline"')),
+      `{"wrapper":${chunk(delta('"a"'))}}`,
+    ];
+    for (const c of others) expect(textDeltaOf(c), c).toBeUndefined();
   });
 });
 

@@ -14,6 +14,13 @@ export const sseData = (payload: unknown) => `data: ${JSON.stringify(payload)}\n
 export const sseEvent = (name: string, payload: unknown) =>
   `event: ${name}\ndata: ${JSON.stringify(payload)}\n\n`;
 
+/** The fields of o that are set (the hub leaves unset options out). */
+export function definedOnly<T extends object>(o: T): Partial<T> {
+  const out: Partial<T> = {};
+  for (const k in o) if (o[k] !== undefined) out[k] = o[k];
+  return out;
+}
+
 export function parseJsonOrNull(text: string): any {
   try {
     return JSON.parse(text);

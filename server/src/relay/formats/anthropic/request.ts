@@ -1,4 +1,5 @@
 import { badRequest } from '../../errors.ts';
+import { definedOnly } from '../common.ts';
 import type { CodecContext, HubRequest, HubThinkingConfig, ReasoningEffort } from '../hub.ts';
 import {
   fieldError,
@@ -62,10 +63,6 @@ export function decodeRequest(body: Obj, _ctx: CodecContext): HubRequest {
       user: user || undefined,
     }),
   };
-}
-
-function definedOnly<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 const EFFORTS: Record<string, ReasoningEffort> = {

@@ -1,4 +1,5 @@
 import { badRequest } from '../../errors.ts';
+import { definedOnly } from '../common.ts';
 import type {
   CodecContext,
   HubRequest,
@@ -56,11 +57,6 @@ export function decodeRequest(body: Obj, _ctx: CodecContext): HubRequest {
       user: optString(body, 'user') ?? optString(body, 'safety_identifier'),
     }),
   };
-}
-
-/** The fields of o that are set (the hub leaves unset options out). */
-function definedOnly<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 function decodeStop(v: unknown): string[] | undefined {

@@ -7,6 +7,25 @@ import { hubStop } from './stop.ts';
 import { decodeUsage } from './usage.ts';
 
 /**
+ * The stream's most frequent chunk: a text delta of the first choice and nothing else (no finish, usage,
+ * error, tool call or reasoning), among plain top-level fields (id, model, fingerprint, obfuscation...).
+ * `[^{[]*` keeps the match at the top level: no other object or array may sit beside `choices`.
+ */
+const TEXT_DELTA =
+  /^\{[^{[]*"choices":\[\{"index":0,"delta":\{"content":("(?:[^"\\]|\\.)*")\}(?:,"logprobs":null)?,"finish_reason":null(?:,"logprobs":null)?\}\][^{[]*\}$/;
+
+/**
+ * The text of a chunk that is only a text delta, read from its string literal without parsing the whole
+ * chunk (about four times cheaper per event); undefined for any other chunk, which takes the full parse.
+ */
+export function textDeltaOf(data: string): string | undefined {
+  if (data.includes('"error"')) return undefined;
+  const m = TEXT_DELTA.exec(data);
+  const text = m ? parseJsonOrNull(m[1] as string) : undefined;
+  return typeof text === 'string' ? text : undefined;
+}
+
+/**
  * chat.completion.chunk events as hub events, as they arrive. Dialects handled: Azure's first chunk with an
  * empty id and `choices: []` (prompt filter results), `usage: null` on intermediate chunks, usage with the
  * finish chunk (DeepSeek, Mistral) or after it (OpenAI, xAI), tool calls without `index` (Mistral), an
@@ -81,6 +100,10 @@ export function streamDecoder(ctx: CodecContext): HubStreamDecoder {
       if (data === '[DONE]') {
         sawDone = true;
         return [];
+      }
+      if (started) {
+        const text = textDeltaOf(data);
+        if (text !== undefined) return text ? [{ type: 'text', text }] : [];
       }
       const chunk = parseJsonOrNull(data);
       if (!isObj(chunk)) return []; // not a chunk (a keep-alive or a provider's comment line)

@@ -1,4 +1,5 @@
 import { badRequest } from '../../errors.ts';
+import { definedOnly } from '../common.ts';
 import type {
   CodecContext,
   HubRequest,
@@ -93,10 +94,6 @@ export function decodeRequest(body: Obj, ctx: CodecContext): HubRequest {
       cachedContent: cachedContent || undefined,
     }),
   };
-}
-
-function definedOnly<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** systemInstruction: a Content whose text parts are the system prompt (a bare string is taken too). */

@@ -11,6 +11,7 @@ import {
   reqString,
 } from '../chat/check.ts';
 import { effortOf } from '../chat/request.ts';
+import { definedOnly } from '../common.ts';
 import type { CodecContext, HubRequest, HubResponseFormat, HubThinkingConfig } from '../hub.ts';
 import { decodeInput } from './decode-input.ts';
 import { decodeToolChoice, decodeTools } from './decode-tools.ts';
@@ -65,11 +66,6 @@ export function decodeRequest(body: Obj, _ctx: CodecContext): HubRequest {
       previousResponseId,
     }),
   };
-}
-
-/** The fields of o that are set (the hub leaves unset options out). */
-function definedOnly<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 const EFFORTS = new Set(['minimal', 'low', 'medium', 'high']);
