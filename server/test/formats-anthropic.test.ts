@@ -4,6 +4,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RelayError } from '../src/relay/errors.ts';
 import { anthropicCodec } from '../src/relay/formats/anthropic/index.ts';
+import { textDeltaEvents } from '../src/relay/formats/anthropic/stream-decoder.ts';
 import { chatCodec } from '../src/relay/formats/chat/index.ts';
 import { packCallId } from '../src/relay/formats/common.ts';
 import type {
@@ -504,6 +505,67 @@ describe('anthropic codec: recorded streams decode to the hub, event by event', 
     ])
       expect(() => dec.push({ data })).not.toThrow();
     expect(() => dec.end()).not.toThrow();
+  });
+});
+
+describe('anthropic codec: text and thinking deltas read without the full parse', () => {
+  const streams = [
+    'cache-read',
+    'cache-write',
+    'text',
+    'thinking',
+    'tool-use-no-args',
+    'tool-use-parallel',
+  ].map((name) => `anthropic/messages/${name}.chunks.txt`);
+
+  it('a recorded event read as a delta is one, with the text the full parse gives', () => {
+    let read = 0;
+    for (const file of streams)
+      for (const line of fixtureChunks(file)) {
+        const events = textDeltaEvents(line);
+        if (events === undefined) continue;
+        read++;
+        const { type, delta } = JSON.parse(line);
+        expect(type).toBe('content_block_delta');
+        const text = delta.type === 'text_delta' ? delta.text : delta.thinking;
+        expect(events).toEqual(
+          text ? [{ type: delta.type === 'text_delta' ? 'text' : 'thinking', text }] : [],
+        );
+      }
+    expect(read).toBeGreaterThan(20);
+  });
+
+  it.each(streams)('%s: the same events as when every event takes the full parse', (file) => {
+    const lines = fixtureChunks(file);
+    // Re-spaced JSON never matches the delta pattern, so every event is parsed whole.
+    const spaced = lines.map((l) => JSON.stringify(JSON.parse(l), null, 1));
+    expect(decodeLines(lines)).toEqual(decodeLines(spaced));
+  });
+
+  const event = (delta: string) => `{"type":"content_block_delta","index":3,"delta":${delta}}`;
+
+  it('escapes read as JSON reads them; the kind comes from the delta type', () => {
+    expect(textDeltaEvents(event('{"type":"text_delta","text":"say \\"hi\\" caf\\u00e9\\n"}'))).toEqual([
+      { type: 'text', text: 'say "hi" café\n' },
+    ]);
+    expect(textDeltaEvents(event('{"type":"thinking_delta","thinking":"\\ud83d\\ude00"}'))).toEqual([
+      { type: 'thinking', text: '😀' },
+    ]);
+    expect(textDeltaEvents(event('{"type":"text_delta","text":""}'))).toEqual([]);
+  });
+
+  it('any other event is left to the full parse', () => {
+    const others = [
+      event('{"type":"text_delta","thinking":"a"}'),
+      event('{"type":"thinking_delta","text":"a"}'),
+      event('{"type":"signature_delta","signature":"abc"}'),
+      event('{"type":"input_json_delta","partial_json":"{\\"a\\""}'),
+      event('{"type":"text_delta","text":"a","extra":1}'),
+      event('{"type":"text_delta","text":"bad \\x escape"}'),
+      '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"a"}}',
+      '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}',
+    ];
+    for (const e of others) expect(textDeltaEvents(e), e).toBeUndefined();
   });
 });
 

@@ -29,6 +29,15 @@ export function parseJsonOrNull(text: string): any {
   }
 }
 
+/**
+ * The JSON string literal a fast-path pattern captured (the text of a stream's text delta), as JSON reads
+ * it; undefined when nothing matched or the literal is not valid JSON, and the event takes the full parse.
+ */
+export function capturedString(m: RegExpExecArray | null, group: number): string | undefined {
+  const v = m ? parseJsonOrNull(m[group] as string) : undefined;
+  return typeof v === 'string' ? v : undefined;
+}
+
 /** Tool-call arguments as an object (for formats that carry objects); malformed text becomes `{}`. */
 export function argsObject(args: string): Record<string, unknown> {
   if (!args.trim()) return {};

@@ -1,4 +1,4 @@
-import { newId, parseJsonOrNull } from '../common.ts';
+import { capturedString, newId, parseJsonOrNull } from '../common.ts';
 import {
   type CodecContext,
   emptyUsage,
@@ -18,6 +18,22 @@ type Block =
   | { kind: 'tool'; index: number }
   // A block the hub carries whole (server_tool_use ...): its streamed input is gathered until it stops.
   | { kind: 'opaque'; block: Obj; json: string };
+
+/** The stream's most frequent event: a text or thinking delta, whose field is named after its kind. */
+const TEXT_DELTA =
+  /^\{"type":"content_block_delta","index":\d+,"delta":\{"type":"(text|thinking)_delta","\1":("(?:[^"\\]|\\.)*")\}\}$/;
+
+/**
+ * A text or thinking delta's hub event, read from its string literal without parsing the whole event (the
+ * block it belongs to does not change what it gives); undefined for any other event, which takes the full
+ * parse. An empty delta gives no event, as with the full parse.
+ */
+export function textDeltaEvents(data: string): HubEvent[] | undefined {
+  const m = TEXT_DELTA.exec(data);
+  const text = capturedString(m, 2);
+  if (text === undefined) return undefined;
+  return text ? [{ type: m?.[1] === 'thinking' ? 'thinking' : 'text', text }] : [];
+}
 
 /**
  * Messages stream events as hub events, one event at a time: message_start gives start and the input
@@ -131,7 +147,10 @@ export function streamDecoder(ctx: CodecContext): HubStreamDecoder {
   return {
     push(ev: SseEvent): HubEvent[] {
       if (failed || stopped) return [];
-      const msg = parseJsonOrNull(ev.data.trim());
+      const data = ev.data.trim();
+      const delta = started ? textDeltaEvents(data) : undefined;
+      if (delta) return delta;
+      const msg = parseJsonOrNull(data);
       if (!isObj(msg)) return [];
       const type = typeof msg.type === 'string' ? msg.type : ev.event;
       const out: HubEvent[] = [];

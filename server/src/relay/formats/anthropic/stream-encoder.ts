@@ -82,7 +82,7 @@ export function streamEncoder(ctx: CodecContext): HubStreamEncoder {
     const index = open.index;
     if (open.call) open.call.closed = true;
     open = undefined;
-    return ev({ type: 'content_block_stop', index });
+    return `event: content_block_stop\ndata: {"type":"content_block_stop","index":${index}}\n\n`;
   }
 
   function openBlock(kind: 'text' | 'thinking' | 'tool', block: Obj, call?: Call): string {
@@ -233,7 +233,7 @@ export function streamEncoder(ctx: CodecContext): HubStreamEncoder {
           },
           usage: { ...inputCounts(u), output_tokens: u.output },
         }) +
-        ev({ type: 'message_stop' })
+        'event: message_stop\ndata: {"type":"message_stop"}\n\n'
       );
     },
   };

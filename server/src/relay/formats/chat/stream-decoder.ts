@@ -1,4 +1,4 @@
-import { newId, parseJsonOrNull } from '../common.ts';
+import { capturedString, newId, parseJsonOrNull } from '../common.ts';
 import type { CodecContext, HubEvent, HubStreamDecoder, SseEvent } from '../hub.ts';
 import { isObj, type Obj } from './check.ts';
 import { errorOf } from './errors.ts';
@@ -19,10 +19,7 @@ const TEXT_DELTA =
  * chunk (about four times cheaper per event); undefined for any other chunk, which takes the full parse.
  */
 export function textDeltaOf(data: string): string | undefined {
-  if (data.includes('"error"')) return undefined;
-  const m = TEXT_DELTA.exec(data);
-  const text = m ? parseJsonOrNull(m[1] as string) : undefined;
-  return typeof text === 'string' ? text : undefined;
+  return data.includes('"error"') ? undefined : capturedString(TEXT_DELTA.exec(data), 1);
 }
 
 /**
