@@ -12,7 +12,7 @@ import { isObj, type Obj } from './check.ts';
 import { errorBody } from './errors.ts';
 import { messageId } from './response.ts';
 import { stopReason } from './stop.ts';
-import { inputCounts } from './usage.ts';
+import { streamUsage } from './usage.ts';
 
 /** A tool call of the hub stream: its arguments so far, and how much of them its block has sent. */
 interface Call {
@@ -72,7 +72,7 @@ export function streamEncoder(ctx: CodecContext): HubStreamEncoder {
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { ...inputCounts(usage ?? emptyUsage()), output_tokens: usage?.output ?? 0 },
+        usage: streamUsage(usage ?? emptyUsage()),
       },
     });
   }
@@ -231,7 +231,7 @@ export function streamEncoder(ctx: CodecContext): HubStreamEncoder {
             stop_reason: stopReason(stop ?? 'end', hadCalls, promptBlocked),
             stop_sequence: stop === 'stop_sequence' ? (stopSequence ?? null) : null,
           },
-          usage: { ...inputCounts(u), output_tokens: u.output },
+          usage: streamUsage(u),
         }) +
         'event: message_stop\ndata: {"type":"message_stop"}\n\n'
       );

@@ -29,7 +29,7 @@ export function decodeUsage(u: unknown): HubUsage {
 }
 
 /** The input counts of hub usage in Anthropic's split: input_tokens without cache reads and writes. */
-export function inputCounts(u: HubUsage) {
+function inputCounts(u: HubUsage) {
   return {
     input_tokens: Math.max(0, u.input - u.cacheRead - u.cacheWrite - u.cacheWrite1h),
     cache_creation_input_tokens: u.cacheWrite + u.cacheWrite1h,
@@ -37,15 +37,33 @@ export function inputCounts(u: HubUsage) {
   };
 }
 
-/** Hub usage as a Message's usage object: every count numeric (Claude Code reads them unguarded). */
-export function encodeUsage(u: HubUsage): Record<string, unknown> {
+/** The usage of message_start and message_delta events: the input counts and output_tokens. */
+export function streamUsage(u: HubUsage) {
+  const counts = inputCounts(u);
   return {
-    ...inputCounts(u),
+    input_tokens: counts.input_tokens,
+    cache_creation_input_tokens: counts.cache_creation_input_tokens,
+    cache_read_input_tokens: counts.cache_read_input_tokens,
+    output_tokens: u.output,
+  };
+}
+
+/**
+ * Hub usage as a Message's usage object: every count numeric (Claude Code reads them unguarded). Built field
+ * by field: object spreads here cost more than the rest of encoding a short answer.
+ */
+export function encodeUsage(u: HubUsage): Record<string, unknown> {
+  const counts = inputCounts(u);
+  const usage: Record<string, unknown> = {
+    input_tokens: counts.input_tokens,
+    cache_creation_input_tokens: counts.cache_creation_input_tokens,
+    cache_read_input_tokens: counts.cache_read_input_tokens,
     cache_creation: {
       ephemeral_5m_input_tokens: u.cacheWrite,
       ephemeral_1h_input_tokens: u.cacheWrite1h,
     },
     output_tokens: u.output,
-    ...(u.reasoning > 0 ? { output_tokens_details: { thinking_tokens: u.reasoning } } : {}),
   };
+  if (u.reasoning > 0) usage.output_tokens_details = { thinking_tokens: u.reasoning };
+  return usage;
 }
