@@ -418,7 +418,7 @@ describe('chat codec: text deltas read without the full parse', () => {
         const chunk = JSON.parse(line);
         expect(chunk.choices).toHaveLength(1);
         expect(chunk.choices[0].delta).toEqual({ content: text });
-        expect(chunk.choices[0].finish_reason).toBeNull();
+        expect(chunk.choices[0].finish_reason ?? null).toBeNull();
         expect(chunk.usage ?? null).toBeNull();
         expect(chunk.error).toBeUndefined();
       }
@@ -441,12 +441,15 @@ describe('chat codec: text deltas read without the full parse', () => {
     for (const text of ['say "hi"', 'back\\slash', 'line\nbreak', 'caf\u00e9', '\ud83d\ude00', '你好', ''])
       expect(textDeltaOf(chunk(delta(JSON.stringify(text))))).toBe(text);
     expect(textDeltaOf(chunk(delta('"caf\\u00e9 \\ud83d\\ude00"')))).toBe('café 😀');
+    // xAI's chunks leave finish_reason out until the last one.
+    expect(textDeltaOf(chunk('{"index":0,"delta":{"content":"a"}}'))).toBe('a');
     expect(textDeltaOf(chunk(delta('"\\\\u00e9 \\\\x"')))).toBe('\\u00e9 \\x');
   });
 
   it('anything more than a text delta is left to the full parse', () => {
     const others = [
       chunk('{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}'),
+      chunk('{"index":0,"delta":{"content":"a"}},{"index":1,"delta":{"content":"b"}}'),
       chunk('{"index":0,"delta":{"content":"a","reasoning_content":"b"},"finish_reason":null}'),
       chunk('{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]},"finish_reason":null}'),
       chunk('{"index":1,"delta":{"content":"a"},"finish_reason":null}'),

@@ -8,11 +8,12 @@ import { decodeUsage } from './usage.ts';
 
 /**
  * The stream's most frequent chunk: a text delta of the first choice and nothing else (no finish, usage,
- * error, tool call or reasoning), among plain top-level fields (id, model, fingerprint, obfuscation...).
+ * error, tool call or reasoning; xAI leaves finish_reason out until the end), among plain top-level fields
+ * (id, model, fingerprint, obfuscation...).
  * `[^{[]*` keeps the match at the top level: no other object or array may sit beside `choices`.
  */
 const TEXT_DELTA =
-  /^\{[^{[]*"choices":\[\{"index":0,"delta":\{"content":("(?:[^"\\]|\\.)*")\}(?:,"logprobs":null)?,"finish_reason":null(?:,"logprobs":null)?\}\][^{[]*\}$/;
+  /^\{[^{[]*"choices":\[\{"index":0,"delta":\{"content":("(?:[^"\\]|\\.)*")\}(?:,"logprobs":null)?(?:,"finish_reason":null)?(?:,"logprobs":null)?\}\][^{[]*\}$/;
 
 /**
  * The text of a chunk that is only a text delta, read from its string literal without parsing the whole
