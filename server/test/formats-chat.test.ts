@@ -668,6 +668,40 @@ describe('chat codec: same-format round trips', () => {
     expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
   });
 
+  it('every chunk is compact JSON in OpenAI key order, text deltas included', () => {
+    const enc = chatCodec.streamEncoder(streamCtx);
+    const events: HubEvent[] = [
+      { type: 'start', id: 'chatcmpl-"q"', model: 'm/ü', created: 1770933892 },
+      { type: 'thinking', text: 'why "so"' },
+      { type: 'text', text: 'line\nbreak 😀' },
+      { type: 'refusal', text: 'no' },
+      { type: 'finish', stop: 'end' },
+      { type: 'usage', usage: usage(3, 4) },
+    ];
+    const payloads = sseData(events.map((e) => enc.push(e)).join('') + enc.end()).slice(0, -1);
+    expect(payloads).toHaveLength(6);
+    for (const p of payloads) {
+      const c = JSON.parse(p);
+      expect(p).toBe(JSON.stringify(c));
+      expect(Object.keys(c).slice(0, 5)).toEqual(['id', 'object', 'created', 'model', 'choices']);
+      expect(c).toMatchObject({ id: 'chatcmpl-"q"', model: 'm/ü', created: 1770933892 });
+    }
+    // Byte for byte what OpenAI sends, its field order included.
+    const frame = (delta: object) =>
+      JSON.stringify({
+        id: 'chatcmpl-"q"',
+        object: 'chat.completion.chunk',
+        created: 1770933892,
+        model: 'm/ü',
+        choices: [{ index: 0, delta, logprobs: null, finish_reason: null }],
+      });
+    expect(payloads.slice(1, 4)).toEqual([
+      frame({ reasoning_content: 'why "so"' }),
+      frame({ content: 'line\nbreak 😀' }),
+      frame({ refusal: 'no' }),
+    ]);
+  });
+
   it('without include_usage there is no usage chunk', () => {
     const events = decodeLines(fixtureChunks('xai/chat/text.chunks.txt'));
     const chunks = sseData(encodeEvents(events, { ...streamCtx, includeUsage: false }));
