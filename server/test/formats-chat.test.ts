@@ -451,7 +451,9 @@ describe('chat codec: text deltas read without the full parse', () => {
       chunk('{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}'),
       chunk('{"index":0,"delta":{"content":"a"}},{"index":1,"delta":{"content":"b"}}'),
       chunk('{"index":0,"delta":{"content":"a","reasoning_content":"b"},"finish_reason":null}'),
-      chunk('{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]},"finish_reason":null}'),
+      chunk(
+        '{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]},"finish_reason":null}',
+      ),
       chunk('{"index":1,"delta":{"content":"a"},"finish_reason":null}'),
       chunk(delta('"a"'), ',"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}'),
       chunk(delta('"a"'), ',"error":"boom"'),
