@@ -23,3 +23,10 @@ export const fixtureChunks = (rel: string) =>
   fixtureText(rel)
     .split('\n')
     .filter((l) => l.trim() !== '');
+
+/**
+ * The chunk payloads of a .chunks.txt recording, re-spaced: the decoders' text-delta patterns match only the
+ * compact JSON servers send, so every re-spaced payload takes the full parse.
+ */
+export const respacedChunks = (rel: string) =>
+  fixtureChunks(rel).map((l) => JSON.stringify(JSON.parse(l), null, 1));
