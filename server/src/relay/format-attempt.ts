@@ -103,15 +103,13 @@ async function embeddingsAnswer(x: FormatExchange, json: any, text: string): Pro
 /** A streamed answer in any pair of formats: converted event by event, or forwarded as it came. */
 export async function streamInFormats(x: FormatExchange): Promise<Produced> {
   const { reply, state } = x;
-  const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) headers[k] = String(v);
   const pingOn = state.ctx.options.bool('general_setting.ping_interval_enabled');
   const array = x.input.jsonArray === true;
   const outcome = await relayFormatStream(
     {
       res: x.res,
       raw: reply.raw,
-      headers,
+      headers: reply.getHeaders(),
       contentType: array ? 'application/json; charset=utf-8' : undefined,
       pingSeconds:
         pingOn && !array ? Math.max(1, state.ctx.options.int('general_setting.ping_interval_seconds')) : 0,

@@ -88,7 +88,9 @@ export function outgoingFor(
           : adapter.embeddings
             ? adapter.embeddings.body(call.model, texts, call)
             : openaiEmbedBody(call.model, texts);
-    return { ...finish(json, call, adapter, ch), embedConverted: true };
+    const out = finish(json, call, adapter, ch);
+    out.embedConverted = true;
+    return out;
   }
   const raw = rawJsonOf(input.json);
   if (passThrough) return { body: raw ?? JSON.stringify(input.json), json: input.json };
@@ -141,12 +143,18 @@ function converted(
     );
   const ctx: CodecContext = { model: call.model, stream: call.stream, requestId };
   // OpenAI chat clients are decoded only when a channel of another format serves them; kept for retries.
-  input.hub ??= codecFor(input.format).decodeRequest(input.json ?? {}, { ...ctx, model: input.info.model });
+  input.hub ??= codecFor(input.format).decodeRequest(input.json ?? {}, {
+    model: input.info.model,
+    stream: call.stream,
+    requestId,
+  });
   const hub: HubRequest = { ...input.hub, model: call.model, stream: call.stream };
   if (call.format === 'anthropic') ctx.defaultMaxTokens = claudeDefaultMaxTokens(call);
   const json = upstreamCodecFor(call.format).encodeRequest(hub, ctx);
   if (call.format === 'openai' && !adapter.streamUsage(ch)) delete json.stream_options;
-  return { ...finish(json, call, adapter, ch), converted: hub };
+  const out = finish(json, call, adapter, ch);
+  out.converted = hub;
+  return out;
 }
 
 function finish(

@@ -43,6 +43,7 @@ export function settle(
   const upstreamModel = ch.modelMapping[input.info.model] || input.info.model;
   const mapped = upstreamModel !== input.info.model;
   const isStream = input.info.stream ? 1 : 0;
+  // Built by assignment rather than object spreads (cheaper on every request), in the order the log shows.
   const other: Record<string, unknown> = {
     model_ratio: price.modelRatio,
     group_ratio: price.groupRatio,
@@ -50,25 +51,25 @@ export function settle(
     model_price: price.modelPrice,
     cache_tokens: usage.cachedTokens,
     cache_ratio: price.cacheRatio,
-    ...(usage.cacheWriteTokens || usage.cacheWrite1hTokens
-      ? {
-          cache_creation_tokens: usage.cacheWriteTokens ?? 0,
-          cache_creation_tokens_1h: usage.cacheWrite1hTokens ?? 0,
-          cache_creation_ratio: price.cacheWriteRatio,
-        }
-      : {}),
-    ...(usage.reasoningTokens ? { reasoning_tokens: usage.reasoningTokens } : {}),
-    frt: isStream ? produced.firstAt : -1,
-    first_time: produced.firstAt,
-    is_stream: isStream === 1,
-    use_time: Math.round(useMs),
-    request_id: req.id,
-    admin_info: {
-      use_channel: chain.map(String),
-      ...(ch.keyIndex === undefined ? {} : { is_multi_key: true, multi_key_index: ch.keyIndex }),
-    },
-    ...produced.other,
   };
+  if (usage.cacheWriteTokens || usage.cacheWrite1hTokens) {
+    other.cache_creation_tokens = usage.cacheWriteTokens ?? 0;
+    other.cache_creation_tokens_1h = usage.cacheWrite1hTokens ?? 0;
+    other.cache_creation_ratio = price.cacheWriteRatio;
+  }
+  if (usage.reasoningTokens) other.reasoning_tokens = usage.reasoningTokens;
+  other.frt = isStream ? produced.firstAt : -1;
+  other.first_time = produced.firstAt;
+  other.is_stream = isStream === 1;
+  other.use_time = Math.round(useMs);
+  other.request_id = req.id;
+  const adminInfo: Record<string, unknown> = { use_channel: chain.map(String) };
+  if (ch.keyIndex !== undefined) {
+    adminInfo.is_multi_key = true;
+    adminInfo.multi_key_index = ch.keyIndex;
+  }
+  other.admin_info = adminInfo;
+  if (produced.other) Object.assign(other, produced.other);
   if (mapped) {
     other.is_model_mapped = true;
     other.upstream_model_name = upstreamModel;

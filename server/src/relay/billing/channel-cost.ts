@@ -1,7 +1,7 @@
 import type { ChannelModelCost } from '@modelgate/shared';
 import type { ChannelEntry } from '../cache/channels.ts';
 import type { ModelPricing, PriceCache } from '../cache/prices.ts';
-import type { Price } from './quota.ts';
+import { type Price, withGroupRatio } from './quota.ts';
 
 /** A channel's upstream price as the relay reads it (see @modelgate/shared channel-cost.ts). */
 interface CostSettings {
@@ -81,7 +81,7 @@ export function upstreamPrice(
   const settings = costSettings(ch);
   const own = settings.models.get(upstream) ?? settings.models.get(model);
   const official = prices.model(upstream) ?? prices.model(model) ?? fallback;
-  if (!own) return { ...official, groupRatio: settings.ratio };
+  if (!own) return withGroupRatio(official, settings.ratio);
   if (own.price !== undefined)
     return {
       modelRatio: 0,

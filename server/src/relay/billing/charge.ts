@@ -2,28 +2,27 @@ import type { Caller } from '../auth.ts';
 import { RelayError } from '../errors.ts';
 import type { Inspected, Mode } from '../formats/openai/request.ts';
 import type { RelayState } from '../state.ts';
-import { holdQuota, type Price, productQuota } from './quota.ts';
+import { holdQuota, type Price, productQuota, withGroupRatio } from './quota.ts';
 
 /** Ratio used for a model nobody priced, when self-use mode or the user's setting allows it (as in new-api). */
 export const UNSET_MODEL_RATIO = 37.5;
+const UNSET_PRICING = {
+  modelRatio: UNSET_MODEL_RATIO,
+  completionRatio: 1,
+  cacheRatio: 1,
+  cacheWriteRatio: 1,
+  modelPrice: -1,
+};
 
 /** The price of a model for the caller's group; unpriced models are refused unless allowed. */
 export function priceFor(state: RelayState, caller: Caller, model: string): Price & { unset: boolean } {
-  const price = state.prices.lookup(model, caller.group);
-  if (price) return { ...price, unset: false };
+  const m = state.prices.model(model);
+  if (m) return withGroupRatio(m, state.prices.groupRatio(caller.group));
   if (
     state.ctx.options.bool('SelfUseModeEnabled') ||
     caller.user.setting.accept_unset_model_ratio_model === true
   ) {
-    return {
-      modelRatio: UNSET_MODEL_RATIO,
-      completionRatio: 1,
-      cacheRatio: 1,
-      cacheWriteRatio: 1,
-      modelPrice: -1,
-      groupRatio: state.prices.groupRatio(caller.group),
-      unset: true,
-    };
+    return withGroupRatio(UNSET_PRICING, state.prices.groupRatio(caller.group), true);
   }
   throw new RelayError(
     403,

@@ -13,6 +13,26 @@ export interface Price {
   groupRatio: number;
 }
 
+/**
+ * A model's price with a group ratio (`unset`: the model has no price of its own), built field by field: a
+ * spread of the cached (frozen) pricing costs several times more, on every request.
+ */
+export function withGroupRatio(
+  m: Readonly<Omit<Price, 'groupRatio'>>,
+  groupRatio: number,
+  unset = false,
+): Price & { unset: boolean } {
+  return {
+    modelRatio: m.modelRatio,
+    completionRatio: m.completionRatio,
+    cacheRatio: m.cacheRatio,
+    cacheWriteRatio: m.cacheWriteRatio,
+    modelPrice: m.modelPrice,
+    groupRatio,
+    unset,
+  };
+}
+
 export interface Usage {
   promptTokens: number;
   completionTokens: number;

@@ -10,7 +10,7 @@ import {
   UNLISTED_AUDIO_COMPLETION_RATIO,
   UNLISTED_AUDIO_RATIO,
 } from '../billing/default-prices.ts';
-import type { AudioPrice, Price } from '../billing/quota.ts';
+import type { AudioPrice } from '../billing/quota.ts';
 
 type Table = Record<string, number>;
 
@@ -124,11 +124,5 @@ export class PriceCache {
 
   groupRatio(group: string): number {
     return this.group[group] ?? 1;
-  }
-
-  /** The full price of a model for a group, or null when the model is unpriced. */
-  lookup(model: string, group: string): Price | null {
-    const m = this.model(model);
-    return m ? { ...m, groupRatio: this.groupRatio(group) } : null;
   }
 }

@@ -22,14 +22,12 @@ export async function streamAttempt(
   ch: ChannelEntry,
 ): Promise<Produced> {
   const { ctx } = state;
-  const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) headers[k] = String(v);
   const pingOn = ctx.options.bool('general_setting.ping_interval_enabled');
   const out = await relayStream(
     {
       res,
       raw: reply.raw,
-      headers,
+      headers: reply.getHeaders(),
       wantsUsage: input.info.wantsUsage,
       pingSeconds: pingOn ? Math.max(1, ctx.options.int('general_setting.ping_interval_seconds')) : 0,
       abort: () => controller.abort(),

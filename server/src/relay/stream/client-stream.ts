@@ -4,7 +4,8 @@ import { SSE_HEADERS } from './sse.ts';
 
 export interface ClientStreamOptions {
   raw: ServerResponse;
-  headers: Record<string, string>;
+  /** The reply's headers so far (CORS, request id); unset ones are skipped. */
+  headers: Record<string, unknown>;
   /** Seconds between keep-alive comments while the stream is quiet; 0 = off. */
   pingSeconds: number;
   /** Aborts the upstream read (the client left). */
@@ -64,13 +65,12 @@ export class ClientStream {
     if (this.started) return;
     this.started = true;
     this.o.onStart();
-    const type = this.o.contentType;
-    this.raw.writeHead(
-      200,
-      type
-        ? { ...this.o.headers, ...SSE_HEADERS, 'content-type': type }
-        : { ...this.o.headers, ...SSE_HEADERS },
-    );
+    const headers: Record<string, string> = {};
+    const own = this.o.headers;
+    for (const k in own) if (own[k] !== undefined) headers[k] = String(own[k]);
+    for (const k in SSE_HEADERS) headers[k] = SSE_HEADERS[k as keyof typeof SSE_HEADERS];
+    if (this.o.contentType) headers['content-type'] = this.o.contentType;
+    this.raw.writeHead(200, headers);
   }
 
   /** Writes bytes for the client, waiting while its socket is full. */

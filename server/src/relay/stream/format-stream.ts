@@ -77,10 +77,8 @@ export async function relayFormatStream(o: FormatStreamOptions, startedAt: numbe
   };
   const client = new ClientStream(o, startedAt);
   const pending: SseEvent[] = [];
-  const parser = createParser({
-    onEvent: (m: EventSourceMessage) =>
-      pending.push(m.event ? { event: m.event, data: m.data } : { data: m.data }),
-  });
+  // The parser's message is already an SseEvent (its extra id is ignored).
+  const parser = createParser({ onEvent: (m: EventSourceMessage) => pending.push(m) });
   const text = new StringDecoder('utf8');
   let elements = 0;
   /** The encoder's closing events were already written. */

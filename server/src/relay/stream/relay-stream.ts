@@ -4,21 +4,13 @@ import { RelayError } from '../errors.ts';
 import { readUsage } from '../formats/openai/usage.ts';
 import type { UpstreamResponse } from '../providers/types.ts';
 import { networkError } from '../upstream.ts';
-import { ClientStream } from './client-stream.ts';
+import { ClientStream, type ClientStreamOptions } from './client-stream.ts';
 import { SseLineReader } from './sse.ts';
 
-export interface StreamOptions {
+export interface StreamOptions extends ClientStreamOptions {
   res: UpstreamResponse;
-  raw: ServerResponse;
-  headers: Record<string, string>;
   /** The client asked for the usage chunk; otherwise the usage-only chunk the gateway requested is dropped. */
   wantsUsage: boolean;
-  /** Seconds between keep-alive comments while the stream is quiet; 0 = off. */
-  pingSeconds: number;
-  /** Aborts the upstream read (the client left). */
-  abort: () => void;
-  /** Called once, just before the first byte goes to the client (the framework lets go of the reply). */
-  onStart: () => void;
   /** Rewrites each parsed chunk before it is sent (channel settings); absent = events forwarded as received. */
   rewrite?: (chunk: any) => any[];
 }
