@@ -609,6 +609,8 @@ describe('anthropic codec: same-format round trips', () => {
     const events = decodeLines(fixtureChunks(file));
     const sse = encodeEvents(events);
     const fs = checkBlocks(sse);
+    // Frames written directly are the same bytes as their objects stringified.
+    expect(restringified(sse)).toBe(sse);
     const again = decodeLines(fs.map((f) => JSON.stringify(f.data)));
     expect(answerOfEvents(again)).toEqual(answerOfEvents(events));
     // The same block starts as recorded (tool blocks without the recorded `caller`).
@@ -625,7 +627,31 @@ describe('anthropic codec: same-format round trips', () => {
       cache_creation_input_tokens: recordedStart.cache_creation_input_tokens,
     });
   });
+
+  it('message_start and message_delta written directly: odd ids, models and stop sequences, no usage', () => {
+    const events: HubEvent[] = [
+      { type: 'start', id: 'msg_"quoted"\\', model: 'model "x" \u00e9' },
+      { type: 'text', text: 'hi' },
+      { type: 'finish', stop: 'stop_sequence', stopSequence: '\n"###"\u2028' },
+    ];
+    const sse = encodeEvents(events);
+    expect(restringified(sse)).toBe(sse);
+    const fs = frames(sse);
+    expect(fs[0].data.message).toMatchObject({ id: 'msg_"quoted"\\', model: 'model "x" \u00e9' });
+    expect(fs.at(-2)?.data).toEqual({
+      type: 'message_delta',
+      delta: { stop_reason: 'stop_sequence', stop_sequence: '\n"###"\u2028' },
+      usage: { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 },
+    });
+  });
 });
+
+/** SSE text with every frame's payload parsed and stringified again (the bytes an object-built frame has). */
+function restringified(sse: string): string {
+  return frames(sse)
+    .map((f) => `event: ${f.event}\ndata: ${JSON.stringify(f.data)}\n\n`)
+    .join('');
+}
 
 describe('anthropic codec: encoder output through the official Anthropic client', () => {
   let server: Server;

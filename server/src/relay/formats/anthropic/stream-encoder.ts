@@ -12,7 +12,7 @@ import { isObj, type Obj } from './check.ts';
 import { errorBody } from './errors.ts';
 import { messageId } from './response.ts';
 import { stopReason } from './stop.ts';
-import { streamUsage } from './usage.ts';
+import { streamUsageJson } from './usage.ts';
 
 /** A tool call of the hub stream: its arguments so far, and how much of them its block has sent. */
 interface Call {
@@ -59,22 +59,12 @@ export function streamEncoder(ctx: CodecContext): HubStreamEncoder {
 
   const ev = (payload: Obj) => sseEvent(String(payload.type), payload);
 
+  // message_start, a text block's start and message_delta are written directly, as the text deltas are: the
+  // same bytes as sseEvent of their objects (a test compares them), without building the objects.
   function begin(): string {
     if (started) return '';
     started = true;
-    return ev({
-      type: 'message_start',
-      message: {
-        id: messageId(id),
-        type: 'message',
-        role: 'assistant',
-        model,
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: streamUsage(usage ?? emptyUsage()),
-      },
-    });
+    return `event: message_start\ndata: {"type":"message_start","message":{"id":${JSON.stringify(messageId(id))},"type":"message","role":"assistant","model":${JSON.stringify(model)},"content":[],"stop_reason":null,"stop_sequence":null,"usage":${streamUsageJson(usage ?? emptyUsage())}}}\n\n`;
   }
 
   function close(): string {
@@ -85,11 +75,14 @@ export function streamEncoder(ctx: CodecContext): HubStreamEncoder {
     return `event: content_block_stop\ndata: {"type":"content_block_stop","index":${index}}\n\n`;
   }
 
-  function openBlock(kind: 'text' | 'thinking' | 'tool', block: Obj, call?: Call): string {
+  /** Opens a block: `block` is its content_block, or for a text block nothing. */
+  function openBlock(kind: 'text' | 'thinking' | 'tool', block?: Obj, call?: Call): string {
     const out = close();
     const index = nextBlock++;
     open = { index, kind, call };
     if (call) call.block = index;
+    if (!block)
+      return `${out}event: content_block_start\ndata: {"type":"content_block_start","index":${index},"content_block":{"type":"text","text":""}}\n\n`;
     return out + ev({ type: 'content_block_start', index, content_block: block });
   }
 
@@ -136,7 +129,7 @@ export function streamEncoder(ctx: CodecContext): HubStreamEncoder {
       out += open?.kind === 'tool' ? settleCalls() : close();
       out += openBlock(
         kind,
-        kind === 'text' ? { type: 'text', text: '' } : { type: 'thinking', thinking: '', signature: '' },
+        kind === 'text' ? undefined : { type: 'thinking', thinking: '', signature: '' },
       );
     }
     // The stream's most frequent event, written directly: the same bytes as sseEvent of its object.
@@ -221,20 +214,10 @@ export function streamEncoder(ctx: CodecContext): HubStreamEncoder {
     end(): string {
       if (failed || ended) return '';
       ended = true;
-      const u = usage ?? emptyUsage();
       const out = begin() + settleCalls();
-      return (
-        out +
-        ev({
-          type: 'message_delta',
-          delta: {
-            stop_reason: stopReason(stop ?? 'end', hadCalls, promptBlocked),
-            stop_sequence: stop === 'stop_sequence' ? (stopSequence ?? null) : null,
-          },
-          usage: streamUsage(u),
-        }) +
-        'event: message_stop\ndata: {"type":"message_stop"}\n\n'
-      );
+      const reason = JSON.stringify(stopReason(stop ?? 'end', hadCalls, promptBlocked));
+      const sequence = JSON.stringify(stop === 'stop_sequence' ? (stopSequence ?? null) : null);
+      return `${out}event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":${reason},"stop_sequence":${sequence}},"usage":${streamUsageJson(usage ?? emptyUsage())}}\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n`;
     },
   };
 }

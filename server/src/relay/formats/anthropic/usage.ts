@@ -37,16 +37,16 @@ function inputCounts(u: HubUsage) {
   };
 }
 
-/** The usage of message_start and message_delta events: the input counts and output_tokens. */
-export function streamUsage(u: HubUsage) {
-  const counts = inputCounts(u);
-  return {
-    input_tokens: counts.input_tokens,
-    cache_creation_input_tokens: counts.cache_creation_input_tokens,
-    cache_read_input_tokens: counts.cache_read_input_tokens,
-    output_tokens: u.output,
-  };
+/**
+ * The usage of message_start and message_delta events (the input counts and output_tokens) as JSON text: the
+ * same bytes as the object stringified, with a count that is not a number written as 0.
+ */
+export function streamUsageJson(u: HubUsage): string {
+  const c = inputCounts(u);
+  return `{"input_tokens":${n(c.input_tokens)},"cache_creation_input_tokens":${n(c.cache_creation_input_tokens)},"cache_read_input_tokens":${n(c.cache_read_input_tokens)},"output_tokens":${n(u.output)}}`;
 }
+
+const n = (x: number) => (Number.isFinite(x) ? x : 0);
 
 /**
  * Hub usage as a Message's usage object: every count numeric (Claude Code reads them unguarded). Built field
