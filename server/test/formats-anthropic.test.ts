@@ -641,7 +641,12 @@ describe('anthropic codec: same-format round trips', () => {
     expect(fs.at(-2)?.data).toEqual({
       type: 'message_delta',
       delta: { stop_reason: 'stop_sequence', stop_sequence: '\n"###"\u2028' },
-      usage: { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 },
+      usage: {
+        input_tokens: 0,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        output_tokens: 0,
+      },
     });
   });
 });

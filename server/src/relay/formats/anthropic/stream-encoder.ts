@@ -127,10 +127,7 @@ export function streamEncoder(ctx: CodecContext): HubStreamEncoder {
     let out = begin();
     if (open?.kind !== kind || open.signed) {
       out += open?.kind === 'tool' ? settleCalls() : close();
-      out += openBlock(
-        kind,
-        kind === 'text' ? undefined : { type: 'thinking', thinking: '', signature: '' },
-      );
+      out += openBlock(kind, kind === 'text' ? undefined : { type: 'thinking', thinking: '', signature: '' });
     }
     // The stream's most frequent event, written directly: the same bytes as sseEvent of its object.
     const field = kind === 'text' ? 'text' : 'thinking';
