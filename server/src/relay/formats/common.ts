@@ -14,10 +14,10 @@ export const sseData = (payload: unknown) => `data: ${JSON.stringify(payload)}\n
 export const sseEvent = (name: string, payload: unknown) =>
   `event: ${name}\ndata: ${JSON.stringify(payload)}\n\n`;
 
-/** The fields of o that are set (the hub leaves unset options out). */
-export function definedOnly<T extends object>(o: T): Partial<T> {
-  const out: Partial<T> = {};
-  for (const k in o) if (o[k] !== undefined) out[k] = o[k];
+/** `to` with the fields of `options` that are set copied onto it (the hub leaves unset options out). */
+export function withDefined<T extends object, O extends object>(to: T, options: O): T & Partial<O> {
+  const out = to as T & Partial<O>;
+  for (const k in options) if (options[k] !== undefined) (out as Partial<O>)[k] = options[k];
   return out;
 }
 

@@ -1,5 +1,5 @@
 import { badRequest } from '../../errors.ts';
-import { definedOnly } from '../common.ts';
+import { withDefined } from '../common.ts';
 import type { CodecContext, HubRequest, HubThinkingConfig, ReasoningEffort } from '../hub.ts';
 import {
   fieldError,
@@ -43,13 +43,15 @@ export function decodeRequest(body: Obj, _ctx: CodecContext): HubRequest {
     if (typeof s !== 'string') throw fieldError(`stop_sequences.${i}`, 'Input should be a valid string');
   });
   const responseFormat = decodeOutputFormat(body);
-  return {
-    model: body.model,
-    stream: optBoolean(body, 'stream', 'stream') === true,
-    system: decodeSystem(body.system),
-    messages,
-    tools,
-    ...definedOnly({
+  return withDefined(
+    {
+      model: body.model,
+      stream: optBoolean(body, 'stream', 'stream') === true,
+      system: decodeSystem(body.system),
+      messages,
+      tools,
+    },
+    {
       serverTools: serverTools.length ? serverTools : undefined,
       toolChoice,
       parallelToolCalls,
@@ -61,8 +63,8 @@ export function decodeRequest(body: Obj, _ctx: CodecContext): HubRequest {
       thinking,
       responseFormat,
       user: user || undefined,
-    }),
-  };
+    },
+  );
 }
 
 const EFFORTS: Record<string, ReasoningEffort> = {

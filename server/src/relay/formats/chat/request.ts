@@ -1,5 +1,5 @@
 import { badRequest } from '../../errors.ts';
-import { definedOnly } from '../common.ts';
+import { withDefined } from '../common.ts';
 import type {
   CodecContext,
   HubRequest,
@@ -33,13 +33,15 @@ export function decodeRequest(body: Obj, _ctx: CodecContext): HubRequest {
   const maxTokens =
     optInt(body, 'max_completion_tokens', 1, MAX_TOKENS) ?? optInt(body, 'max_tokens', 1, MAX_TOKENS);
   optObj(body, 'stream_options'); // read by the pipeline (CodecContext.includeUsage); checked here
-  return {
-    model,
-    stream: optBool(body, 'stream') === true,
-    system,
-    messages,
-    tools: decodeTools(body),
-    ...definedOnly({
+  return withDefined(
+    {
+      model,
+      stream: optBool(body, 'stream') === true,
+      system,
+      messages,
+      tools: decodeTools(body),
+    },
+    {
       maxTokens,
       temperature: optNumber(body, 'temperature', 0, 2),
       topP: optNumber(body, 'top_p', 0, 1),
@@ -55,8 +57,8 @@ export function decodeRequest(body: Obj, _ctx: CodecContext): HubRequest {
       toolChoice: decodeToolChoice(body),
       parallelToolCalls: optBool(body, 'parallel_tool_calls'),
       user: optString(body, 'user') ?? optString(body, 'safety_identifier'),
-    }),
-  };
+    },
+  );
 }
 
 function decodeStop(v: unknown): string[] | undefined {

@@ -1,5 +1,5 @@
 import { badRequest } from '../../errors.ts';
-import { definedOnly } from '../common.ts';
+import { withDefined } from '../common.ts';
 import type {
   CodecContext,
   HubRequest,
@@ -71,13 +71,15 @@ export function decodeRequest(body: Obj, ctx: CodecContext): HubRequest {
   const maxTokens = optInt(gc, 'maxOutputTokens', GC, 0, INT32);
   const topK = optInt(gc, 'topK', GC, 0, INT32);
   const cachedContent = optString(body, 'cachedContent', '');
-  return {
-    model: ctx.model,
-    stream: ctx.stream,
-    system: decodeSystem(field(body, 'systemInstruction')),
-    messages,
-    tools,
-    ...definedOnly({
+  return withDefined(
+    {
+      model: ctx.model,
+      stream: ctx.stream,
+      system: decodeSystem(field(body, 'systemInstruction')),
+      messages,
+      tools,
+    },
+    {
       serverTools: serverTools.length ? serverTools : undefined,
       toolChoice,
       maxTokens: maxTokens || undefined,
@@ -92,8 +94,8 @@ export function decodeRequest(body: Obj, ctx: CodecContext): HubRequest {
       thinking: decodeThinking(gc),
       responseFormat: decodeResponseFormat(gc),
       cachedContent: cachedContent || undefined,
-    }),
-  };
+    },
+  );
 }
 
 /** systemInstruction: a Content whose text parts are the system prompt (a bare string is taken too). */

@@ -138,7 +138,8 @@ export function inspectJson(mode: Mode, body: unknown): Inspected {
   if (b.stream !== undefined && typeof b.stream !== 'boolean')
     throw badRequest('stream must be a boolean', 'invalid_value', 'stream');
   const so = b.stream_options as Record<string, unknown> | undefined;
-  const base = { stream, wantsUsage: stream && so?.include_usage === true, maxTokens: 0, inputText: '' };
+  const wantsUsage = stream && so?.include_usage === true;
+  const base = { stream, wantsUsage, maxTokens: 0, inputText: '' };
   switch (mode) {
     case 'chat': {
       const model = requireModel(b);
@@ -146,7 +147,8 @@ export function inspectJson(mode: Mode, body: unknown): Inspected {
       const maxTokens = Math.max(intField(b, 'max_tokens'), intField(b, 'max_completion_tokens'));
       let bytes = textBytes(b.messages);
       if (Array.isArray(b.tools)) bytes += Buffer.byteLength(JSON.stringify(b.tools));
-      return { ...base, model, maxTokens, promptEstimate: Math.ceil(bytes / 3) + 3 * b.messages.length + 3 };
+      const promptEstimate = Math.ceil(bytes / 3) + 3 * b.messages.length + 3;
+      return { stream, wantsUsage, maxTokens, inputText: '', model, promptEstimate };
     }
     case 'completions': {
       const model = requireModel(b);

@@ -11,7 +11,7 @@ import {
   reqString,
 } from '../chat/check.ts';
 import { effortOf } from '../chat/request.ts';
-import { definedOnly } from '../common.ts';
+import { withDefined } from '../common.ts';
 import type { CodecContext, HubRequest, HubResponseFormat, HubThinkingConfig } from '../hub.ts';
 import { decodeInput } from './decode-input.ts';
 import { decodeToolChoice, decodeTools } from './decode-tools.ts';
@@ -47,14 +47,16 @@ export function decodeRequest(body: Obj, _ctx: CodecContext): HubRequest {
       throw invalid('include', 'expected an array of strings');
   }
   const { tools, serverTools } = decodeTools(body);
-  return {
-    model,
-    stream: optBool(body, 'stream') === true,
-    system,
-    messages,
-    tools,
-    ...(serverTools.length ? { serverTools } : {}),
-    ...definedOnly({
+  return withDefined(
+    {
+      model,
+      stream: optBool(body, 'stream') === true,
+      system,
+      messages,
+      tools,
+    },
+    {
+      serverTools: serverTools.length ? serverTools : undefined,
       toolChoice: decodeToolChoice(body),
       parallelToolCalls: optBool(body, 'parallel_tool_calls'),
       maxTokens: optInt(body, 'max_output_tokens', 1, MAX_TOKENS),
@@ -64,8 +66,8 @@ export function decodeRequest(body: Obj, _ctx: CodecContext): HubRequest {
       responseFormat: decodeTextFormat(body),
       user: optString(body, 'safety_identifier') ?? optString(body, 'user'),
       previousResponseId,
-    }),
-  };
+    },
+  );
 }
 
 const EFFORTS = new Set(['minimal', 'low', 'medium', 'high']);
