@@ -14,8 +14,8 @@ export interface Price {
 }
 
 /**
- * A model's price with a group ratio (`unset`: the model has no price of its own), built field by field: a
- * spread of the cached (frozen) pricing costs several times more, on every request.
+ * A model's price with a group ratio (`unset`: the model has no price of its own), built field by field
+ * rather than spread from the cached (frozen) pricing: it runs on every request.
  */
 export function withGroupRatio(
   m: Readonly<Omit<Price, 'groupRatio'>>,

@@ -68,7 +68,7 @@ export class ClientStream {
     const headers: Record<string, string> = {};
     const own = this.o.headers;
     for (const k in own) if (own[k] !== undefined) headers[k] = String(own[k]);
-    for (const k in SSE_HEADERS) headers[k] = SSE_HEADERS[k as keyof typeof SSE_HEADERS];
+    Object.assign(headers, SSE_HEADERS);
     if (this.o.contentType) headers['content-type'] = this.o.contentType;
     this.raw.writeHead(200, headers);
   }
