@@ -254,14 +254,17 @@ describe('usage logs', () => {
   });
 
   test('pages through a long list by cursor: each page follows the one before it', async () => {
-    const now = Math.floor(Date.now() / 1000);
+    // Within the page's default window (today from 00:00), at any time of day.
+    const midnight = new Date();
+    midnight.setHours(0, 0, 0, 0);
+    const first = Math.max(Math.floor(midnight.getTime() / 1000), Math.floor(Date.now() / 1000) - 3000);
     await gw.ctx.logDb.db
       .insertInto('logs')
       .values(
         Array.from({ length: 35 }, (_, i) => ({
           user_id: aliceId,
           username: 'alice',
-          created_at: now - 3000 + i,
+          created_at: first + i,
           type: 2,
           content: '',
           token_name: 'alice-key',
@@ -303,7 +306,7 @@ describe('usage logs', () => {
     await poll(() => rows(page).count()).toBe(5);
     // Page 4 follows page 3 directly.
     expect(asked.at(-1)!.searchParams.get('p')).toBe('1');
-    expect(Number(asked.at(-1)!.searchParams.get('before_time'))).toBe(now - 3000 + 5);
+    expect(Number(asked.at(-1)!.searchParams.get('before_time'))).toBe(first + 5);
     await shootAll(page, 'logs-paged');
     await page.getByLabel('模型名称').fill('');
   });

@@ -128,8 +128,14 @@ describe('budgets in the console API', () => {
       body: JSON.stringify({ model: BUDGET_MODEL, messages: [{ role: 'user', content: 'hi' }] }),
     });
     expect(one.status).toBe(200);
-    // A period that ends at another time starts afresh.
-    await alice.put('/api/token/', { id: token.id, budget_period: 'custom', budget_period_days: 3 });
+    // A period that ends at another time starts afresh. (Its own reset time: before 07:30 a 3-day period
+    // anchored at today's 07:30 would end exactly when the daily one does, and rightly keep the spend.)
+    await alice.put('/api/token/', {
+      id: token.id,
+      budget_period: 'custom',
+      budget_period_days: 3,
+      budget_reset_time: '19:45',
+    });
     expect(await listed()).toMatchObject({ budget_period: 'custom', budget_period_days: 3, budget_used: 0 });
     // No budget at all: 0 clears it.
     await alice.put('/api/token/', { id: token.id, budget_quota: 0 });
