@@ -7,6 +7,8 @@ export interface Config {
   host: string;
   sqlDsn: string;
   sqlitePath: string;
+  /** SQLite's page cache per database, in MB (SQLITE_CACHE_MB). */
+  sqliteCacheMb: number;
   logSqlDsn: string;
   redisConnString: string;
   sessionSecret: string;
@@ -50,6 +52,11 @@ const int = (env: Env, name: string, fallback: number): number => {
   if (!Number.isFinite(n)) throw new Error(`${name} must be a number, got "${raw}"`);
   return n;
 };
+const positive = (env: Env, name: string, fallback: number): number => {
+  const n = int(env, name, fallback);
+  if (!(n > 0)) throw new Error(`${name} must be above 0, got "${env[name]}"`);
+  return n;
+};
 const bool = (env: Env, name: string, fallback: boolean): boolean => {
   const raw = env[name]?.trim().toLowerCase();
   if (!raw) return fallback;
@@ -73,6 +80,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: env.HOST?.trim() || '0.0.0.0',
     sqlDsn: env.SQL_DSN?.trim() ?? '',
     sqlitePath: env.SQLITE_PATH?.trim() || './data/gateway.db',
+    sqliteCacheMb: positive(env, 'SQLITE_CACHE_MB', 2),
     logSqlDsn: env.LOG_SQL_DSN?.trim() ?? '',
     redisConnString: env.REDIS_CONN_STRING?.trim() ?? '',
     sessionSecret,

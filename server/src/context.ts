@@ -34,8 +34,10 @@ export interface AppContext {
 
 export async function createContext(config: Config, log?: Logger): Promise<AppContext> {
   const logger = log ?? pino({ level: config.logLevel });
-  const db = await openDatabase(config.sqlDsn, config.sqlitePath);
-  const logDb = config.logSqlDsn ? await openDatabase(config.logSqlDsn, config.sqlitePath) : db;
+  const db = await openDatabase(config.sqlDsn, config.sqlitePath, config.sqliteCacheMb);
+  const logDb = config.logSqlDsn
+    ? await openDatabase(config.logSqlDsn, config.sqlitePath, config.sqliteCacheMb)
+    : db;
   if (config.nodeType === 'master') {
     await migrate(db);
     if (logDb !== db) await migrate(logDb);

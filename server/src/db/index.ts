@@ -50,8 +50,11 @@ const MIGRATIONS: Record<string, { up(db: Kysely<any>, dialect: DialectName): Pr
   '012_token_rate_limits': m012,
 };
 
-/** Opens the database a DSN names (empty: SQLite at sqlitePath) without migrating it. */
-export async function openDatabase(dsn: string, sqlitePath: string): Promise<Db> {
+/**
+ * Opens the database a DSN names (empty: SQLite at sqlitePath) without migrating it. `sqliteCacheMb` is
+ * SQLite's page cache (SQLITE_CACHE_MB).
+ */
+export async function openDatabase(dsn: string, sqlitePath: string, sqliteCacheMb = 2): Promise<Db> {
   const dialect = dialectOf(dsn);
   if (dialect === 'sqlite') {
     const { default: SQLite } = await import('better-sqlite3');
@@ -62,9 +65,11 @@ export async function openDatabase(dsn: string, sqlitePath: string): Promise<Db>
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
-    // SQLite's own default page cache (2 MB) instead of better-sqlite3's 16 MB: the relay only appends to the
-    // log's newest pages, the OS caches the file anyway, and the 14 MB are a tenth of the process's peak.
-    sqlite.pragma('cache_size = -2000');
+    // 2 MB by default (SQLite's own default) instead of better-sqlite3's 16 MB: with few users the relay's log
+    // rows land on each index's newest pages and the 14 MB are a tenth of the process's peak. With many users
+    // each row lands on a different page of every per-user index; there a larger cache keeps those pages
+    // instead of reading and rewriting them (README, Relay performance).
+    sqlite.pragma(`cache_size = -${Math.round(sqliteCacheMb * 1024)}`);
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
     return { db, dialect, sqlite, close: () => db.destroy() };
   }
