@@ -72,7 +72,8 @@ async function afterCommit(ctx: AppContext, tx: LedgerTx): Promise<void> {
       );
     }
   }
-  for (const id of tx.touched) ctx.bus.publish(`user:${id}`);
+  // Awaited: the new balance is in force on this instance before the caller answers.
+  await Promise.all([...tx.touched].map((id) => ctx.bus.publish(`user:${id}`)));
 }
 
 export async function creditUser(ctx: AppContext, input: CreditInput, tx?: LedgerTx): Promise<CreditResult> {

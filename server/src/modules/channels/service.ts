@@ -19,10 +19,13 @@ import { type ChannelRow, getChannel, insertChannel, nowSec, toView } from './st
 
 type Db = Kysely<Database>;
 
-/** Runs a change in one transaction (channels and abilities together), then tells the relay to reload. */
+/**
+ * Runs a change in one transaction (channels and abilities together), then has the relay reload, and answers
+ * once this instance's relay routes by the change.
+ */
 async function change<T>(ctx: AppContext, fn: (db: Db) => Promise<T>): Promise<T> {
   const out = await ctx.db.db.transaction().execute(fn);
-  ctx.bus.publish('channels');
+  await ctx.bus.publish('channels');
   return out;
 }
 

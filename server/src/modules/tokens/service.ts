@@ -69,7 +69,7 @@ export async function createTokens(ctx: AppContext, userId: number, input: Creat
     ...budget,
   }));
   const ids = await insertTokens(ctx.db, rows);
-  for (const id of ids) ctx.bus.publish(`token:${id}`);
+  await Promise.all(ids.map((id) => ctx.bus.publish(`token:${id}`)));
   return tokensByIds(ctx.db, userId, ids);
 }
 
@@ -110,7 +110,8 @@ export async function updateTokenFields(ctx: AppContext, userId: number, input: 
   const status = nextStatus(row, next, input.status);
   if (status !== Number(row.status)) set.status = status;
   if (Object.keys(set).length > 0) await updateToken(ctx.db, userId, row.id, set);
-  ctx.bus.publish(`token:${row.id}`);
+  // Awaited: the relay on this instance follows the edit from the answer on.
+  await ctx.bus.publish(`token:${row.id}`);
   return toView({ ...next, status } as TokenRow);
 }
 
@@ -139,7 +140,7 @@ export async function setTokenStatus(ctx: AppContext, userId: number, id: number
 
 export async function deleteToken(ctx: AppContext, userId: number, id: number): Promise<void> {
   if (!(await softDeleteToken(ctx.db, userId, id))) throw new ApiError('token not found', 404);
-  ctx.bus.publish(`token:${id}`);
+  await ctx.bus.publish(`token:${id}`);
 }
 
 export { mustFind as findTokenOr404 };

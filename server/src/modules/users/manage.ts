@@ -60,6 +60,6 @@ export async function manageUser(
       break;
   }
   await db.updateTable('users').set(set).where('id', '=', row.id).execute();
-  ctx.bus.publish(`user:${row.id}`);
+  await ctx.bus.publish(`user:${row.id}`);
   return { role: set.role ?? row.role, status: set.status ?? row.status };
 }

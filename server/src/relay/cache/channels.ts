@@ -102,7 +102,7 @@ export class ChannelCache {
 
   constructor(private readonly ctx: AppContext) {
     this.ready = this.reload();
-    ctx.bus.subscribe('channels', () => void this.reload());
+    ctx.bus.subscribe('channels', () => this.reload());
     this.timer = setInterval(() => void this.reload(), Math.max(1, ctx.config.syncFrequencySec) * 1000);
     this.timer.unref();
     ctx.onClose(() => clearInterval(this.timer));

@@ -81,7 +81,7 @@ export class TokenCache {
       const n = Number(id);
       this.onReload?.(`token:${n}`);
       if (this.byId.has(n))
-        void this.refresh(n).catch((err) => ctx.log.error({ err }, 'token reload failed'));
+        return this.refresh(n).catch((err) => ctx.log.error({ err }, 'token reload failed'));
     });
   }
 

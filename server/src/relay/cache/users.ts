@@ -32,7 +32,7 @@ export class UserCache {
       // The shared hold store (Redis) may hold this balance even when this instance never loaded it.
       this.onReload?.(`user:${n}`);
       if (this.balances.has(n))
-        void this.refresh(n).catch((err) => ctx.log.error({ err }, 'user balance reload failed'));
+        return this.refresh(n).catch((err) => ctx.log.error({ err }, 'user balance reload failed'));
     });
   }
 
