@@ -45,6 +45,9 @@ export interface Config {
 
 type Env = Record<string, string | undefined>;
 
+/** SQLite's page cache when SQLITE_CACHE_MB is unset (SQLite's own default; see db/index.ts). */
+export const DEFAULT_SQLITE_CACHE_MB = 2;
+
 const int = (env: Env, name: string, fallback: number): number => {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
@@ -80,7 +83,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: env.HOST?.trim() || '0.0.0.0',
     sqlDsn: env.SQL_DSN?.trim() ?? '',
     sqlitePath: env.SQLITE_PATH?.trim() || './data/gateway.db',
-    sqliteCacheMb: positive(env, 'SQLITE_CACHE_MB', 2),
+    sqliteCacheMb: positive(env, 'SQLITE_CACHE_MB', DEFAULT_SQLITE_CACHE_MB),
     logSqlDsn: env.LOG_SQL_DSN?.trim() ?? '',
     redisConnString: env.REDIS_CONN_STRING?.trim() ?? '',
     sessionSecret,

@@ -9,6 +9,7 @@ import {
   PostgresDialect,
   SqliteDialect,
 } from 'kysely';
+import { DEFAULT_SQLITE_CACHE_MB } from '../config.ts';
 import { type DialectName, dialectOf, parseMysqlDsn } from './dialect.ts';
 import * as m001 from './migrations/001_init.ts';
 import * as m002 from './migrations/002_sessions.ts';
@@ -54,7 +55,11 @@ const MIGRATIONS: Record<string, { up(db: Kysely<any>, dialect: DialectName): Pr
  * Opens the database a DSN names (empty: SQLite at sqlitePath) without migrating it. `sqliteCacheMb` is
  * SQLite's page cache (SQLITE_CACHE_MB).
  */
-export async function openDatabase(dsn: string, sqlitePath: string, sqliteCacheMb = 2): Promise<Db> {
+export async function openDatabase(
+  dsn: string,
+  sqlitePath: string,
+  sqliteCacheMb = DEFAULT_SQLITE_CACHE_MB,
+): Promise<Db> {
   const dialect = dialectOf(dsn);
   if (dialect === 'sqlite') {
     const { default: SQLite } = await import('better-sqlite3');
@@ -65,7 +70,7 @@ export async function openDatabase(dsn: string, sqlitePath: string, sqliteCacheM
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
-    // 2 MB by default (SQLite's own default) instead of better-sqlite3's 16 MB: with few users the relay's log
+    // 2 MB by default (SQLite's own) instead of better-sqlite3's 16 MB: with few users the relay's log
     // rows land on each index's newest pages and the 14 MB are a tenth of the process's peak. With many users
     // each row lands on a different page of every per-user index; there a larger cache keeps those pages
     // instead of reading and rewriting them (README, Relay performance).
