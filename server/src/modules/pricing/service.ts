@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.ts';
+import { UNSET_MODEL_RATIO } from '../../relay/billing/charge.ts';
 import { PriceCache } from '../../relay/cache/prices.ts';
 
 /** One row of the public price list (spec 002 §3 "Pricing row"). */
@@ -13,9 +14,6 @@ export interface PricingRow {
   /** True when no price and no ratio is configured: the relay refuses it unless self-use mode is on. */
   unpriced: boolean;
 }
-
-/** Ratio the relay assumes for a model with no configured price (only used in self-use mode). */
-export const UNSET_MODEL_RATIO = 37.5;
 
 type NumMap = Record<string, number>;
 
