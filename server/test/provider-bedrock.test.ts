@@ -261,7 +261,7 @@ describe('provider: AWS Claude (Bedrock)', () => {
     );
   });
 
-  it('relays the Anthropic SDK on /v1/messages, its beta header as anthropic_beta', async () => {
+  it('relays the Anthropic SDK on /v1/messages, its betas Bedrock takes as anthropic_beta', async () => {
     const recorded = anthropicAnswer('anthropic/messages/text.json');
     const msg = await billedAs(recorded.usage, () =>
       anthropic().messages.create(
@@ -276,6 +276,43 @@ describe('provider: AWS Claude (Bedrock)', () => {
       'token-efficient-tools-2025-02-19',
       'context-1m-2025-08-07',
     ]);
+  });
+
+  it("keeps Claude Code's flags Bedrock refuses and structured output off the call; an operator's flag goes as set", async () => {
+    const recorded = anthropicAnswer('anthropic/messages/text.json');
+    await server.ctx.options.set(
+      'claude.model_headers_settings',
+      JSON.stringify({ [MODEL]: { 'anthropic-beta': 'future-feature-2027-01-01' } }),
+    );
+    try {
+      const msg = await billedAs(recorded.usage, () =>
+        anthropic().messages.create(
+          {
+            model: MODEL,
+            max_tokens: 128,
+            messages: [{ role: 'user', content: 'Hello, how are you?' }],
+            output_format: { type: 'json_schema', schema: { type: 'object' } },
+          } as Anthropic.MessageCreateParamsNonStreaming,
+          {
+            headers: {
+              'anthropic-beta':
+                'claude-code-20250219,interleaved-thinking-2025-05-14,mcp-servers-2025-12-04,' +
+                'advanced-tool-use-2025-11-20,structured-outputs-2025-11-13,fine-grained-tool-streaming-2025-05-14',
+            },
+          },
+        ),
+      );
+      expect(msg.content).toEqual([{ type: 'text', text: recorded.text }]);
+      expect(lastCall()?.body.anthropic_beta).toEqual([
+        'interleaved-thinking-2025-05-14',
+        'tool-search-tool-2025-10-19',
+        'fine-grained-tool-streaming-2025-05-14',
+        'future-feature-2027-01-01',
+      ]);
+      expect(lastCall()?.body).not.toHaveProperty('output_format');
+    } finally {
+      await server.ctx.options.set('claude.model_headers_settings', '{}');
+    }
   });
 
   it('streams to the Anthropic SDK as Anthropic events', async () => {

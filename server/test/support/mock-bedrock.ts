@@ -2,6 +2,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { EventStreamCodec, type MessageHeaders } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
+import { REFUSED_BETAS } from './cloud-betas.ts';
 import { fixtureChunks, fixtureJson } from './fixtures.ts';
 import { serveMock } from './mock-server.ts';
 
@@ -162,7 +163,7 @@ function signatureProblem(req: IncomingMessage, raw: Buffer): { type: string; me
 function bodyProblem(body: any): string | null {
   if (!body || typeof body !== 'object' || Array.isArray(body))
     return 'Malformed input request, please reformat your input and try again.';
-  for (const k of ['model', 'stream'])
+  for (const k of ['model', 'stream', 'output_format'])
     if (k in body)
       return `Malformed input request: #: extraneous key [${k}] is not permitted, please reformat your input and try again.`;
   if (body.anthropic_version !== 'bedrock-2023-05-31')
@@ -172,6 +173,7 @@ function bodyProblem(body: any): string | null {
     !(Array.isArray(body.anthropic_beta) && body.anthropic_beta.every((b: unknown) => typeof b === 'string'))
   )
     return 'Malformed input request: #/anthropic_beta: expected type: JSONArray, please reformat your input and try again.';
+  if (body.anthropic_beta?.some((b: string) => REFUSED_BETAS.has(b))) return 'invalid beta flag';
   if (!Number.isInteger(body.max_tokens))
     return 'Malformed input request: #: required key [max_tokens] not found, please reformat your input and try again.';
   if (!Array.isArray(body.messages) || body.messages.length === 0 || body.messages[0].role !== 'user')

@@ -1,5 +1,6 @@
 import { generateKeyPairSync, type KeyObject, randomBytes, verify } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { REFUSED_BETAS } from './cloud-betas.ts';
 import { fixtureChunks, fixtureText } from './fixtures.ts';
 import { serveMock } from './mock-server.ts';
 
@@ -189,7 +190,7 @@ export async function startVertexMock(): Promise<VertexMock> {
       body,
     });
     if (publisher === 'anthropic')
-      return claude(res, model, action, body, `projects/${project}/locations/${region}`);
+      return claude(req, res, model, action, body, `projects/${project}/locations/${region}`);
     if (action === 'predict') return predict(res, model, body);
     return gemini(res, model, action, query, body);
   }
@@ -219,7 +220,14 @@ export async function startVertexMock(): Promise<VertexMock> {
     res.end();
   }
 
-  function claude(res: ServerResponse, model: string, action: string, body: any, parent: string) {
+  function claude(
+    req: IncomingMessage,
+    res: ServerResponse,
+    model: string,
+    action: string,
+    body: any,
+    parent: string,
+  ) {
     if (!CLAUDE_IDS.has(model))
       return googleError(
         res,
@@ -233,7 +241,10 @@ export async function startVertexMock(): Promise<VertexMock> {
     };
     if (body.anthropic_version !== 'vertex-2023-10-16')
       return invalid('anthropic_version: vertex-2023-10-16 is required');
-    if ('model' in body) return invalid('model: Extra inputs are not permitted');
+    for (const k of ['model', 'output_format'])
+      if (k in body) return invalid(`${k}: Extra inputs are not permitted`);
+    const betas = String(req.headers['anthropic-beta'] ?? '').split(',');
+    if (betas.some((b) => REFUSED_BETAS.has(b.trim()))) return invalid('invalid beta flag');
     if (!Array.isArray(body.messages) || typeof body.max_tokens !== 'number')
       return invalid('messages and max_tokens are required');
     const stream = action === 'streamRawPredict';

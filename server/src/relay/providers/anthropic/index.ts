@@ -1,6 +1,7 @@
 import { channelTypeInfo } from '@modelgate/shared';
 import type { ChannelEntry } from '../../cache/channels.ts';
 import type { ProviderAdapter, UpstreamCall } from '../types.ts';
+import { headerValues, modelHeaders, requestedBetas } from './betas.ts';
 
 const API_VERSION = '2023-06-01';
 const THINKING_SUFFIX = '-thinking';
@@ -19,22 +20,17 @@ export const anthropicAdapter: ProviderAdapter = {
     return `${base}/v1/messages`;
   },
   headers(ch, call) {
-    const client = call.clientHeaders;
     const h: Record<string, string> = {
       'x-api-key': ch.key,
-      'anthropic-version': headerText(client['anthropic-version']) || API_VERSION,
+      'anthropic-version': headerValues(call.clientHeaders['anthropic-version']) || API_VERSION,
     };
-    const betas = new Set(splitList(headerText(client['anthropic-beta'])));
-    const perModel = call.options.json<Record<string, unknown>>('claude.model_headers_settings')?.[
-      call.model
-    ];
-    if (perModel && typeof perModel === 'object')
-      for (const [k, v] of Object.entries(perModel)) {
-        const key = k.toLowerCase();
-        const values = Array.isArray(v) ? v.map(String) : [String(v)];
-        if (key === 'anthropic-beta') for (const b of values.flatMap(splitList)) betas.add(b);
-        else if (key !== 'x-api-key' && key !== 'authorization') h[key] = values.join(',');
-      }
+    for (const [k, v] of Object.entries(modelHeaders(call))) {
+      const key = k.toLowerCase();
+      if (key !== 'anthropic-beta' && key !== 'x-api-key' && key !== 'authorization')
+        h[key] = headerValues(v);
+    }
+    const { client, configured } = requestedBetas(call);
+    const betas = new Set([...client, ...configured]);
     if (betas.size) h['anthropic-beta'] = [...betas].join(',');
     return h;
   },
@@ -62,10 +58,3 @@ export function claudeDefaultMaxTokens(call: UpstreamCall): number {
   const n = map[call.model] ?? map[call.model.replace(/-thinking$/, '')] ?? map.default;
   return typeof n === 'number' && n > 0 ? Math.floor(n) : 8192;
 }
-
-const headerText = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(',') : (v ?? ''));
-const splitList = (s: string) =>
-  s
-    .split(',')
-    .map((x) => x.trim())
-    .filter(Boolean);

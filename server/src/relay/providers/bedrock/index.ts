@@ -1,5 +1,6 @@
 import type { ChannelEntry } from '../../cache/channels.ts';
 import { RelayError } from '../../errors.ts';
+import { cloudBetas, dropCloudOnlyFields } from '../anthropic/betas.ts';
 import { anthropicAdapter } from '../anthropic/index.ts';
 import type { ProviderAdapter, UpstreamCall } from '../types.ts';
 import { type AwsKey, parseKey, signedHeaders } from './credentials.ts';
@@ -12,7 +13,7 @@ const THINKING_SUFFIX = '-thinking';
 /**
  * AWS Claude (type 33): Anthropic's Messages body on Bedrock's runtime, at `/model/{id}/invoke` or
  * `/invoke-with-response-stream`, SigV4-signed with the key `AK|SK|Region`. The body loses `model` and
- * `stream` (Bedrock refuses them) and gains `anthropic_version` and the client's betas as `anthropic_beta`.
+ * `stream` (Bedrock refuses them) and gains `anthropic_version` and the betas Bedrock takes as `anthropic_beta` (see anthropic/betas.ts).
  * Streams come as AWS's binary event stream, turned back into Anthropic's SSE here.
  */
 export const bedrockAdapter: ProviderAdapter = {
@@ -38,7 +39,8 @@ export const bedrockAdapter: ProviderAdapter = {
     delete body.model;
     delete body.stream;
     body.anthropic_version = BEDROCK_VERSION;
-    const betas = betasOf(call);
+    dropCloudOnlyFields(body);
+    const betas = cloudBetas('bedrock', call);
     if (betas.length && body.anthropic_beta === undefined) body.anthropic_beta = betas;
     return true;
   },
@@ -83,22 +85,4 @@ function modelName(call: UpstreamCall): string {
   return call.model.endsWith(THINKING_SUFFIX) && call.options.bool('claude.thinking_adapter_enabled')
     ? call.model.slice(0, -THINKING_SUFFIX.length)
     : call.model;
-}
-
-/** The client's `anthropic-beta` header and the model's configured betas (`claude.model_headers_settings`). */
-function betasOf(call: UpstreamCall): string[] {
-  const perModel = call.options.json<Record<string, Record<string, unknown>>>(
-    'claude.model_headers_settings',
-  )?.[call.model];
-  const configured =
-    perModel && typeof perModel === 'object'
-      ? Object.entries(perModel).find(([k]) => k.toLowerCase() === 'anthropic-beta')?.[1]
-      : undefined;
-  const values = [call.clientHeaders['anthropic-beta'], configured].flat();
-  const betas = values
-    .filter((v) => v !== undefined && v !== null)
-    .flatMap((v) => String(v).split(','))
-    .map((b) => b.trim())
-    .filter(Boolean);
-  return [...new Set(betas)];
 }

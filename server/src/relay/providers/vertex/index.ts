@@ -1,5 +1,6 @@
 import type { ChannelEntry } from '../../cache/channels.ts';
 import { RelayError } from '../../errors.ts';
+import { cloudBetas, dropCloudOnlyFields } from '../anthropic/betas.ts';
 import { anthropicAdapter } from '../anthropic/index.ts';
 import { geminiAdapter } from '../gemini/index.ts';
 import type { ProviderAdapter, UpstreamCall } from '../types.ts';
@@ -59,13 +60,17 @@ export const vertexAdapter: ProviderAdapter = {
   async headers(ch, call, url, body) {
     const h: Record<string, string> = {};
     if (call.mode === 'chat' && call.format === 'anthropic') {
-      // Anthropic's betas and per-model headers, without its own auth and version (those go in the body).
+      // Anthropic's per-model headers without its own auth and version (that goes in the body), and only the
+      // betas Vertex takes.
       const {
         'x-api-key': _key,
         'anthropic-version': _version,
+        'anthropic-beta': _betas,
         ...rest
       } = await anthropicAdapter.headers(ch, call, url, body);
       Object.assign(h, rest);
+      const betas = cloudBetas('vertex', call);
+      if (betas.length) h['anthropic-beta'] = betas.join(',');
     }
     h.authorization = `Bearer ${await accessToken(accountOf(ch), call.options)}`;
     return h;
@@ -76,6 +81,7 @@ export const vertexAdapter: ProviderAdapter = {
     if (call.format === 'gemini') return geminiAdapter.prepareBody?.(body, ch, call) ?? false;
     anthropicAdapter.prepareBody?.(body, ch, call);
     delete body.model;
+    dropCloudOnlyFields(body);
     body.anthropic_version = ANTHROPIC_VERSION;
     return true;
   },
