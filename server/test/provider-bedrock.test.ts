@@ -6,6 +6,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicSse } from '../src/relay/providers/bedrock/event-stream.ts';
 import { bedrockModelId, crossRegionPrefix } from '../src/relay/providers/bedrock/models.ts';
+import { claudeCodeAsk, withModelBeta } from './support/cloud-betas.ts';
 import { type ConsoleClient, loginAs } from './support/console-client.ts';
 import { anthropicAnswer, expectedQuota } from './support/fixture-answers.ts';
 import { formatClient } from './support/format-clients.ts';
@@ -280,39 +281,19 @@ describe('provider: AWS Claude (Bedrock)', () => {
 
   it("keeps Claude Code's flags Bedrock refuses and structured output off the call; an operator's flag goes as set", async () => {
     const recorded = anthropicAnswer('anthropic/messages/text.json');
-    await server.ctx.options.set(
-      'claude.model_headers_settings',
-      JSON.stringify({ [MODEL]: { 'anthropic-beta': 'future-feature-2027-01-01' } }),
+    const msg = await withModelBeta(server.ctx, MODEL, 'future-feature-2027-01-01', () =>
+      billedAs(recorded.usage, () =>
+        claudeCodeAsk(anthropic(), MODEL, 'fine-grained-tool-streaming-2025-05-14'),
+      ),
     );
-    try {
-      const msg = await billedAs(recorded.usage, () =>
-        anthropic().messages.create(
-          {
-            model: MODEL,
-            max_tokens: 128,
-            messages: [{ role: 'user', content: 'Hello, how are you?' }],
-            output_format: { type: 'json_schema', schema: { type: 'object' } },
-          } as Anthropic.MessageCreateParamsNonStreaming,
-          {
-            headers: {
-              'anthropic-beta':
-                'claude-code-20250219,interleaved-thinking-2025-05-14,mcp-servers-2025-12-04,' +
-                'advanced-tool-use-2025-11-20,structured-outputs-2025-11-13,fine-grained-tool-streaming-2025-05-14',
-            },
-          },
-        ),
-      );
-      expect(msg.content).toEqual([{ type: 'text', text: recorded.text }]);
-      expect(lastCall()?.body.anthropic_beta).toEqual([
-        'interleaved-thinking-2025-05-14',
-        'tool-search-tool-2025-10-19',
-        'fine-grained-tool-streaming-2025-05-14',
-        'future-feature-2027-01-01',
-      ]);
-      expect(lastCall()?.body).not.toHaveProperty('output_format');
-    } finally {
-      await server.ctx.options.set('claude.model_headers_settings', '{}');
-    }
+    expect(msg.content).toEqual([{ type: 'text', text: recorded.text }]);
+    expect(lastCall()?.body.anthropic_beta).toEqual([
+      'interleaved-thinking-2025-05-14',
+      'tool-search-tool-2025-10-19',
+      'fine-grained-tool-streaming-2025-05-14',
+      'future-feature-2027-01-01',
+    ]);
+    expect(lastCall()?.body).not.toHaveProperty('output_format');
   });
 
   it('streams to the Anthropic SDK as Anthropic events', async () => {

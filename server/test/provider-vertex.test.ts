@@ -5,6 +5,7 @@ import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseServiceAccount } from '../src/relay/providers/vertex/key.ts';
 import { familyOf, regionOf, vertexClaudeId } from '../src/relay/providers/vertex/models.ts';
+import { claudeCodeAsk, withModelBeta } from './support/cloud-betas.ts';
 import { type ConsoleClient, loginAs } from './support/console-client.ts';
 import {
   anthropicAnswer,
@@ -402,36 +403,14 @@ describe('provider: Google Vertex AI', () => {
 
   it("keeps Claude Code's flags Vertex refuses and structured output off Claude's call; an operator's flag goes as set", async () => {
     const recorded = anthropicAnswer('anthropic/messages/text.json');
-    await server.ctx.options.set(
-      'claude.model_headers_settings',
-      JSON.stringify({ [CLAUDE]: { 'anthropic-beta': 'future-feature-2027-01-01' } }),
+    const msg = await withModelBeta(server.ctx, CLAUDE, 'future-feature-2027-01-01', () =>
+      billedAs(recorded.usage, () => claudeCodeAsk(anthropic(), CLAUDE, 'web-search-2025-03-05')),
     );
-    try {
-      const msg = await billedAs(recorded.usage, () =>
-        anthropic().messages.create(
-          {
-            model: CLAUDE,
-            max_tokens: 128,
-            messages: [{ role: 'user', content: 'Hello, how are you?' }],
-            output_format: { type: 'json_schema', schema: { type: 'object' } },
-          } as Anthropic.MessageCreateParamsNonStreaming,
-          {
-            headers: {
-              'anthropic-beta':
-                'claude-code-20250219,interleaved-thinking-2025-05-14,mcp-servers-2025-12-04,' +
-                'advanced-tool-use-2025-11-20,structured-outputs-2025-11-13,web-search-2025-03-05',
-            },
-          },
-        ),
-      );
-      expect(msg.content).toEqual([{ type: 'text', text: recorded.text }]);
-      expect(lastCall()?.headers['anthropic-beta']).toBe(
-        'interleaved-thinking-2025-05-14,tool-search-tool-2025-10-19,web-search-2025-03-05,future-feature-2027-01-01',
-      );
-      expect(lastCall()?.body).not.toHaveProperty('output_format');
-    } finally {
-      await server.ctx.options.set('claude.model_headers_settings', '{}');
-    }
+    expect(msg.content).toEqual([{ type: 'text', text: recorded.text }]);
+    expect(lastCall()?.headers['anthropic-beta']).toBe(
+      'interleaved-thinking-2025-05-14,tool-search-tool-2025-10-19,web-search-2025-03-05,future-feature-2027-01-01',
+    );
+    expect(lastCall()?.body).not.toHaveProperty('output_format');
   });
 
   it('streams Gemini tool calls to an OpenAI client, Claude tool calls too, and relays the Gemini SDK', async () => {
