@@ -144,6 +144,27 @@ describe('relay: format endpoints', () => {
     expect(toAnthropicN.status).toBe(400);
     expect((await jsonOf(toAnthropicN)).error.message).toMatch(/n/);
 
+    // State only the upstream's own API holds cannot reach a channel of another format.
+    const previous = await post(
+      '/v1/responses',
+      { model: 'claude-x', previous_response_id: 'resp_123', input: 'And then?' },
+      { authorization: `Bearer ${key}` },
+    );
+    expect(previous.status).toBe(400);
+    expect((await jsonOf(previous)).error).toMatchObject({
+      type: 'invalid_request_error',
+      param: 'previous_response_id',
+    });
+    const cached = await post(
+      '/v1beta/models/claude-x:generateContent',
+      { cachedContent: 'cachedContents/abc', contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] },
+      { 'x-goog-api-key': key },
+    );
+    expect(cached.status).toBe(400);
+    const cachedBody = await jsonOf(cached);
+    expect(cachedBody).toMatchObject({ error: { code: 400, status: 'INVALID_ARGUMENT' } });
+    expect(cachedBody.error.message).toMatch(/cachedContent/);
+
     expect(mock.requests.length).toBe(before);
   });
 
