@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { RelayMeter } from '../infra/metrics/relay-metrics.ts';
+import { conversationOf } from './affinity/conversation.ts';
 import type { Caller } from './auth.ts';
 import { expectedTokens, holdFor, priceFor } from './billing/charge.ts';
 import { countText } from './billing/tokenizer.ts';
@@ -138,6 +139,13 @@ async function relay(
     );
   }
 
+  // A conversation's turns stay on the channel and key that answered its last turn (relay/affinity).
+  const conversation =
+    caller.pinned || !state.channels.offersChoice(caller.group, model)
+      ? undefined
+      : conversationOf(input, req.headers);
+  const affinityKey = conversation && `${caller.user.id}\n${model}\n${conversation.id}`;
+  const remembered = affinityKey && conversation.continues ? state.affinity.get(affinityKey) : undefined;
   const retries = caller.pinned ? 0 : Math.max(0, ctx.options.int('RetryTimes'));
   const tried = new Set<number>();
   const chain: number[] = [];
@@ -145,13 +153,18 @@ async function relay(
   let lastFailed: number | undefined;
   try {
     for (let attempt = 0; attempt <= retries; attempt++) {
+      const sticky = attempt === 0 && remembered !== undefined;
       const lease = caller.pinned
         ? pinnedLease(caller.pinned)
-        : state.router.pick(caller.group, model, tiers, tried, lastFailed);
+        : (sticky && state.router.pickRemembered(remembered.channelId, tiers, tried)) ||
+          state.router.pick(caller.group, model, tiers, tried, lastFailed);
       if (!lease) break;
       const picked = lease.channel;
       tried.add(picked.id);
-      const ch = withKey(picked);
+      const ch = withKey(
+        picked,
+        sticky && remembered.channelId === picked.id ? remembered.keyIndex : undefined,
+      );
       if (!ch) {
         lease.end('ignore');
         continue;
@@ -161,6 +174,7 @@ async function relay(
       try {
         const produced = await attemptOn(state, req, reply, input, ch, startedAt, meter);
         lease.end('ok');
+        if (affinityKey) state.affinity.remember(affinityKey, { channelId: ch.id, keyIndex: ch.keyIndex });
         const quota = settle(state, req, caller, input, hold, price, produced, ch, chain, startedAt);
         meter?.answered(quota, produced.usage, produced.firstAt);
         perMinute?.settle(produced.usage.promptTokens + produced.usage.completionTokens);

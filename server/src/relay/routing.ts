@@ -97,12 +97,12 @@ export async function autoDisable(
 }
 
 /**
- * The channel as one attempt uses it: a multi-key channel with the key this attempt takes (at random or in
- * turn) and its position; null when none of its keys is enabled.
+ * The channel as one attempt uses it: a multi-key channel with the key this attempt takes (the preferred one
+ * while enabled, else at random or in turn) and its position; null when none of its keys is enabled.
  */
-export function withKey(ch: ChannelEntry): ChannelEntry | null {
+export function withKey(ch: ChannelEntry, preferredKey?: number): ChannelEntry | null {
   if (ch.keys.length <= 1) return ch;
-  const k = chooseKey(ch.id, ch.keys, ch.keyMode);
+  const k = chooseKey(ch.id, ch.keys, ch.keyMode, preferredKey);
   return k ? { ...ch, key: k.key, keyIndex: k.index } : null;
 }
 

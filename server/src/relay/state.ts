@@ -2,6 +2,7 @@ import type { AppContext } from '../context.ts';
 import type { RelayMetrics } from '../infra/metrics/relay-metrics.ts';
 import { Ledger } from '../ledger/ledger.ts';
 import { LedgerWriter } from '../ledger/writer.ts';
+import { ConversationAffinity } from './affinity/store.ts';
 import { breakersFor } from './breaker/index.ts';
 import { ChannelCache } from './cache/channels.ts';
 import { PriceCache } from './cache/prices.ts';
@@ -25,6 +26,8 @@ export interface RelayState {
   prices: PriceCache;
   /** Channel choice by the group's routing mode, behind the circuit breakers. */
   router: Router;
+  /** Which channel and key each conversation went to last. */
+  affinity: ConversationAffinity;
   upstream: Upstream;
   notifier: Notifier;
   sensitive: SensitiveCheck;
@@ -51,6 +54,7 @@ export function relayState(ctx: AppContext): RelayState {
       channels: new ChannelCache(ctx),
       prices: priceCache,
       router: new Router(ctx, breakersFor(ctx), priceCache),
+      affinity: new ConversationAffinity(),
       upstream: createUpstream(ctx),
       notifier: createNotifier(ctx),
       sensitive: createSensitiveCheck(ctx),

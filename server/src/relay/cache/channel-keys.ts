@@ -89,15 +89,19 @@ export type KeyMode = 'random' | 'polling';
 const turns = new Map<number, number>();
 
 /**
- * The key one attempt uses: among the enabled keys, at random or in turn as the channel's `multi_key_mode`
- * setting says. Null when every key is disabled.
+ * The key one attempt uses: the `preferred` one while it is enabled (a conversation's key), else among the
+ * enabled keys at random or in turn as the channel's `multi_key_mode` setting says. Null when every key is
+ * disabled.
  */
 export function chooseKey(
   channelId: number,
   keys: ChannelKey[],
   mode: KeyMode,
+  preferred?: number,
 ): { key: string; index: number } | null {
   if (keys.length === 1) return keys[0].state ? null : { key: keys[0].key, index: 0 };
+  if (preferred !== undefined && keys[preferred] && !keys[preferred].state)
+    return { key: keys[preferred].key, index: preferred };
   const enabled: number[] = [];
   for (let i = 0; i < keys.length; i++) if (!keys[i].state) enabled.push(i);
   if (enabled.length === 0) return null;

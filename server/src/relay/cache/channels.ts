@@ -94,6 +94,8 @@ export function toEntry(r: Selectable<ChannelsTable>): ChannelEntry {
 export class ChannelCache {
   private byId = new Map<number, ChannelEntry>();
   private index = new Map<string, Map<string, Tier[]>>();
+  /** `group\nmodel` pairs that more than one channel or key could serve, enabled or not. */
+  private choices = new Set<string>();
   private timer: NodeJS.Timeout;
   private loadSeq = 0;
   ready: Promise<void>;
@@ -128,7 +130,15 @@ export class ChannelCache {
 
   private rebuild(): void {
     const index = new Map<string, Map<string, Tier[]>>();
+    const seen = new Set<string>();
+    const choices = new Set<string>();
     for (const ch of this.byId.values()) {
+      for (const g of ch.groups)
+        for (const m of ch.models) {
+          const pair = `${g}\n${m}`;
+          if (seen.has(pair) || ch.keys.length > 1) choices.add(pair);
+          seen.add(pair);
+        }
       if (ch.status !== ChannelStatus.Enabled) continue;
       for (const g of ch.groups) {
         const models = index.get(g) ?? new Map<string, Tier[]>();
@@ -145,6 +155,7 @@ export class ChannelCache {
     for (const models of index.values())
       for (const tiers of models.values()) tiers.sort((a, b) => b.priority - a.priority);
     this.index = index;
+    this.choices = choices;
   }
 
   get(id: number): ChannelEntry | undefined {
@@ -153,6 +164,14 @@ export class ChannelCache {
 
   tiers(group: string, model: string): Tier[] {
     return this.index.get(group)?.get(model) ?? [];
+  }
+
+  /**
+   * Whether a request for the model in the group could go to more than one channel or key, counting the ones
+   * disabled now (a conversation placed while they were out must be remembered for when they come back).
+   */
+  offersChoice(group: string, model: string): boolean {
+    return this.choices.has(`${group}\n${model}`);
   }
 
   /** Whether any channel, enabled or not, in any group lists the model. */

@@ -82,6 +82,16 @@ export class Router {
     return null;
   }
 
+  /**
+   * The channel a conversation went to last, when this request may still use it: among its channels, not
+   * tried yet, its breaker closed. Null otherwise (the routing mode chooses then).
+   */
+  pickRemembered(channelId: number, tiers: Tier[], tried: ReadonlySet<number>): Lease | null {
+    if (tried.has(channelId) || !this.breakers.usable(channelId)) return null;
+    for (const tier of tiers) for (const ch of tier.channels) if (ch.id === channelId) return this.lease(ch);
+    return null;
+  }
+
   private lease(ch: ChannelEntry): Lease {
     const probe = this.breakers.admit(ch.id);
     this.inFlight.set(ch.id, this.inFlightOn(ch.id) + 1);
