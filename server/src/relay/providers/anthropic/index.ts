@@ -52,9 +52,18 @@ export const anthropicAdapter: ProviderAdapter = {
   },
 };
 
-/** `claude.default_max_tokens`: max_tokens for a model whose request has none (key `default` for the rest). */
+/** Claude 3 and older models write at most 4,096 tokens, and Anthropic refuses a larger max_tokens. */
+const FOUR_K_MODELS = /claude-(instant|2|3-(haiku|opus|sonnet))/;
+const FOUR_K = 4096;
+
+/**
+ * `claude.default_max_tokens`: max_tokens for a model whose request has none. The model's own entry as set;
+ * the `default` entry (8192 unless set) no higher than the model can write.
+ */
 export function claudeDefaultMaxTokens(call: UpstreamCall): number {
   const map = call.options.json<Record<string, number>>('claude.default_max_tokens') ?? {};
-  const n = map[call.model] ?? map[call.model.replace(/-thinking$/, '')] ?? map.default;
-  return typeof n === 'number' && n > 0 ? Math.floor(n) : 8192;
+  const own = map[call.model] ?? map[call.model.replace(/-thinking$/, '')];
+  if (typeof own === 'number' && own > 0) return Math.floor(own);
+  const n = typeof map.default === 'number' && map.default > 0 ? Math.floor(map.default) : 8192;
+  return FOUR_K_MODELS.test(call.model) ? Math.min(n, FOUR_K) : n;
 }
