@@ -71,13 +71,25 @@ export function cloudBetas(cloud: ClaudeCloud, call: UpstreamCall): string[] {
   return [...out];
 }
 
-/** Body fields of Anthropic's API the clouds refuse: structured output is Anthropic's own for now. */
-export function dropCloudOnlyFields(body: Record<string, unknown>): void {
+/** Body fields of Anthropic's own API that the clouds refuse: structured output, for now. */
+export function dropAnthropicOnlyFields(body: Record<string, unknown>): void {
   delete body.output_format;
 }
 
-/** The headers configured for the call's model (`claude.model_headers_settings`), or none. */
-export function modelHeaders(call: UpstreamCall): Record<string, unknown> {
+/**
+ * The headers configured for the call's model (`claude.model_headers_settings`) besides its beta flags, as
+ * header values; never the key's headers.
+ */
+export function modelExtraHeaders(call: UpstreamCall): Record<string, string> {
+  const h: Record<string, string> = {};
+  for (const [k, v] of Object.entries(modelHeaders(call))) {
+    const key = k.toLowerCase();
+    if (key !== 'anthropic-beta' && key !== 'x-api-key' && key !== 'authorization') h[key] = headerValues(v);
+  }
+  return h;
+}
+
+function modelHeaders(call: UpstreamCall): Record<string, unknown> {
   const perModel = call.options.json<Record<string, unknown>>('claude.model_headers_settings')?.[call.model];
   return perModel && typeof perModel === 'object' && !Array.isArray(perModel)
     ? (perModel as Record<string, unknown>)

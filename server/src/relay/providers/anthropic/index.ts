@@ -1,7 +1,7 @@
 import { channelTypeInfo } from '@modelgate/shared';
 import type { ChannelEntry } from '../../cache/channels.ts';
 import type { ProviderAdapter, UpstreamCall } from '../types.ts';
-import { headerValues, modelHeaders, requestedBetas } from './betas.ts';
+import { headerValues, modelExtraHeaders, requestedBetas } from './betas.ts';
 
 const API_VERSION = '2023-06-01';
 const THINKING_SUFFIX = '-thinking';
@@ -23,12 +23,8 @@ export const anthropicAdapter: ProviderAdapter = {
     const h: Record<string, string> = {
       'x-api-key': ch.key,
       'anthropic-version': headerValues(call.clientHeaders['anthropic-version']) || API_VERSION,
+      ...modelExtraHeaders(call),
     };
-    for (const [k, v] of Object.entries(modelHeaders(call))) {
-      const key = k.toLowerCase();
-      if (key !== 'anthropic-beta' && key !== 'x-api-key' && key !== 'authorization')
-        h[key] = headerValues(v);
-    }
     const { client, configured } = requestedBetas(call);
     const betas = new Set([...client, ...configured]);
     if (betas.size) h['anthropic-beta'] = [...betas].join(',');

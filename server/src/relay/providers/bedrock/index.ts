@@ -1,6 +1,6 @@
 import type { ChannelEntry } from '../../cache/channels.ts';
 import { RelayError } from '../../errors.ts';
-import { cloudBetas, dropCloudOnlyFields } from '../anthropic/betas.ts';
+import { cloudBetas, dropAnthropicOnlyFields } from '../anthropic/betas.ts';
 import { anthropicAdapter } from '../anthropic/index.ts';
 import type { ProviderAdapter, UpstreamCall } from '../types.ts';
 import { type AwsKey, parseKey, signedHeaders } from './credentials.ts';
@@ -39,7 +39,7 @@ export const bedrockAdapter: ProviderAdapter = {
     delete body.model;
     delete body.stream;
     body.anthropic_version = BEDROCK_VERSION;
-    dropCloudOnlyFields(body);
+    dropAnthropicOnlyFields(body);
     const betas = cloudBetas('bedrock', call);
     if (betas.length && body.anthropic_beta === undefined) body.anthropic_beta = betas;
     return true;

@@ -1,6 +1,6 @@
 import type { ChannelEntry } from '../../cache/channels.ts';
 import { RelayError } from '../../errors.ts';
-import { cloudBetas, dropCloudOnlyFields } from '../anthropic/betas.ts';
+import { cloudBetas, dropAnthropicOnlyFields, modelExtraHeaders } from '../anthropic/betas.ts';
 import { anthropicAdapter } from '../anthropic/index.ts';
 import { geminiAdapter } from '../gemini/index.ts';
 import type { ProviderAdapter, UpstreamCall } from '../types.ts';
@@ -57,18 +57,11 @@ export const vertexAdapter: ProviderAdapter = {
       claude ? 'anthropic' : 'google'
     }/models/${id}:${action}`;
   },
-  async headers(ch, call, url, body) {
+  async headers(ch, call) {
     const h: Record<string, string> = {};
     if (call.mode === 'chat' && call.format === 'anthropic') {
-      // Anthropic's per-model headers without its own auth and version (that goes in the body), and only the
-      // betas Vertex takes.
-      const {
-        'x-api-key': _key,
-        'anthropic-version': _version,
-        'anthropic-beta': _betas,
-        ...rest
-      } = await anthropicAdapter.headers(ch, call, url, body);
-      Object.assign(h, rest);
+      // Claude: the model's configured headers and the betas Vertex takes (the version goes in the body).
+      Object.assign(h, modelExtraHeaders(call));
       const betas = cloudBetas('vertex', call);
       if (betas.length) h['anthropic-beta'] = betas.join(',');
     }
@@ -81,7 +74,7 @@ export const vertexAdapter: ProviderAdapter = {
     if (call.format === 'gemini') return geminiAdapter.prepareBody?.(body, ch, call) ?? false;
     anthropicAdapter.prepareBody?.(body, ch, call);
     delete body.model;
-    dropCloudOnlyFields(body);
+    dropAnthropicOnlyFields(body);
     body.anthropic_version = ANTHROPIC_VERSION;
     return true;
   },
