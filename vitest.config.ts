@@ -32,6 +32,9 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 120_000,
           hookTimeout: 180_000,
+          // A browser on a machine busy with other runs can take seconds to show a result (vitest's default
+          // poll gives up after 1 s); poll.ts's helper and every bare expect.poll get the same room.
+          expect: { poll: { timeout: 10_000, interval: 100 } },
           fileParallelism: false,
           pool: 'forks',
         },
