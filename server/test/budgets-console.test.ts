@@ -181,6 +181,8 @@ describe('budgets in the console API', () => {
     expect(a.headers.get('retry-after')).toBe(o.headers.get('retry-after'));
     const ab = (await a.json()) as any;
     expect(ab.type).toBe('error');
+    // A budget renews: Anthropic's SDK retries a rate_limit_error when told to, never a billing_error.
+    expect(ab.error.type).toBe('rate_limit_error');
     expect(ab.error.message).toMatch(/budget of .* renews at/);
 
     const g = await fetch(`${server.url}/v1beta/models/${BUDGET_MODEL}:generateContent`, {

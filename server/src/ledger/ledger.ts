@@ -4,7 +4,9 @@ import {
   accountRow,
   type Balance,
   type BudgetRefusal,
+  chargeWithin,
   type Hold,
+  type HoldAsk,
   type HoldRefusal,
   release,
   settleHold,
@@ -12,7 +14,7 @@ import {
 } from './balance.ts';
 import { budgetExceeded } from './budget/refusal.ts';
 import { groupSpends, spendsOf } from './budget/spends.ts';
-import { RedisHolds, type SharedBudget } from './redis-holds.ts';
+import { RedisHolds, type SettleSlots, type SharedBudget } from './redis-holds.ts';
 import type { LedgerWriter } from './writer.ts';
 
 /**
@@ -76,16 +78,16 @@ export class Ledger {
   async hold(
     user: Balance,
     token: Balance | undefined,
-    amount: number,
+    ask: HoldAsk,
     tokenUnlimited: boolean,
   ): Promise<Hold | HoldRefusal> {
     const now = this.now();
-    const local = tryHold(user, token, amount, tokenUnlimited, now);
+    const local = tryHold(user, token, ask, tokenUnlimited, now);
     if (local === 'user_budget' || local === 'token_budget') throw this.refusal(user, token, local, now);
     if (!this.shared || typeof local === 'string') return local;
     let verdict: Awaited<ReturnType<RedisHolds['hold']>>;
     try {
-      verdict = await this.shared.hold(user, token, amount, !tokenUnlimited, sharedBudgets(local));
+      verdict = await this.shared.hold(user, token, ask, !tokenUnlimited, sharedBudgets(local));
     } catch (err) {
       release(local);
       throw err;
@@ -104,16 +106,35 @@ export class Ledger {
   }
 
   release(hold: Hold): void {
-    if (hold.done) return;
+    if (hold.done || hold.settling) return;
     release(hold);
     this.shareAdjust(hold, -hold.amount);
   }
 
-  settle(hold: Hold, quota: number): boolean {
-    if (!settleHold(hold, quota, this.now())) return false;
-    for (const spend of spendsOf(hold, quota)) this.writer.pushSpend(spend);
-    this.shareAdjust(hold, quota - hold.amount);
-    return true;
+  /**
+   * Settles a request that cost `quota`: returns what is charged (the cost, or the hold when the cost passed
+   * the hold and a limit is already spent: see chargeWithin), or null when the hold was already settled. With
+   * Redis the charge is decided in Redis, atomically with every instance's holds.
+   */
+  async settle(hold: Hold, quota: number): Promise<number | null> {
+    if (hold.done || hold.settling) return null;
+    const now = this.now();
+    // A hold made without a budget period (a charge with nothing held) is charged to the current ones.
+    hold.userEnd ??= hold.user.budget?.currentEnd(now) ?? 0;
+    hold.tokenEnd ??= hold.token?.budget?.currentEnd(now) ?? 0;
+    let charge = chargeWithin(hold, quota, now);
+    if (this.shared) {
+      hold.settling = true;
+      try {
+        charge = await this.shared.settle(holdSlots(hold), hold.amount, quota);
+      } catch (err) {
+        this.ctx.log.error({ err }, "shared settle failed; charged on this instance's figures");
+      }
+      hold.settling = false;
+    }
+    settleHold(hold, charge, now);
+    for (const spend of spendsOf(hold, charge)) this.writer.pushSpend(spend);
+    return charge;
   }
 
   /** A console change to an account: reread its balance in the shared store too. */
@@ -141,4 +162,14 @@ function sharedBudgets(hold: Hold): SharedBudget[] {
   if (tokenEnd && token?.budget)
     out.push({ who: 'token_budget', account: token.account, end: tokenEnd, limit: token.budget.limit });
   return out;
+}
+
+/** The balances and budget periods a hold is settled against, as the shared store checks them. */
+function holdSlots(hold: Hold): SettleSlots {
+  return {
+    user: hold.user,
+    token: hold.token,
+    tokenChecked: hold.tokenChecked,
+    budgets: sharedBudgets(hold),
+  };
 }

@@ -16,25 +16,31 @@ import type { Balance } from './balance.ts';
  * `namespace` names the database, so deployments (and test databases) sharing one Redis never mix balances.
  */
 
-// ARGV[2 + i] says how slot i is checked: '0' not at all, '1' as a balance (db - out), '=<limit>' as a budget.
-const HOLD = `
+// ARGV[3 + i] says how slot i is checked: '0' not at all, '1' as a balance (db - out), '=<limit>' as a budget.
+// A request is admitted while every checked slot has its expected cost (ARGV[3]) left, then reserves its
+// bound (ARGV[1]): see balance.ts tryHold.
+const AVAILABLE = `
+local function available(i, check)
+  local base = redis.call('GET', KEYS[2 * i - 1])
+  if not base then return nil end
+  local out = tonumber(redis.call('GET', KEYS[2 * i]) or '0')
+  if string.sub(check, 1, 1) == '=' then return tonumber(string.sub(check, 2)) - tonumber(base) - out end
+  return tonumber(base) - out
+end
+`;
+
+const HOLD = `${AVAILABLE}
 local amount = tonumber(ARGV[1])
 local ttl = tonumber(ARGV[2])
+local need = tonumber(ARGV[3])
 local n = #KEYS / 2
 local avail = {}
 for i = 1, n do
-  local base = redis.call('GET', KEYS[2 * i - 1])
-  if not base then return -i end
-  local out = tonumber(redis.call('GET', KEYS[2 * i]) or '0')
-  local check = ARGV[2 + i]
-  if string.sub(check, 1, 1) == '=' then
-    avail[i] = tonumber(string.sub(check, 2)) - tonumber(base) - out
-  else
-    avail[i] = tonumber(base) - out
-  end
+  avail[i] = available(i, ARGV[3 + i])
+  if not avail[i] then return -i end
 end
 for i = 1, n do
-  if ARGV[2 + i] ~= '0' and (avail[i] <= 0 or avail[i] < amount) then return 100 + i end
+  if ARGV[3 + i] ~= '0' and (avail[i] <= 0 or avail[i] < need) then return 100 + i end
 end
 for i = 1, n do
   redis.call('INCRBY', KEYS[2 * i], amount)
@@ -42,6 +48,24 @@ for i = 1, n do
   redis.call('EXPIRE', KEYS[2 * i - 1], ttl)
 end
 return 0`;
+
+// Settles a hold of ARGV[1] for a cost of ARGV[2]: the cost in full unless it passes the hold while a checked
+// slot has nothing left besides this hold; then the hold (balance.ts chargeWithin). Returns the charge.
+const SETTLE = `${AVAILABLE}
+local amount = tonumber(ARGV[1])
+local charge = tonumber(ARGV[2])
+local n = #KEYS / 2
+if charge > amount then
+  for i = 1, n do
+    local check = ARGV[2 + i]
+    if check ~= '0' then
+      local left = available(i, check)
+      if left and left + amount <= 0 then charge = amount end
+    end
+  end
+end
+for i = 1, n do redis.call('INCRBY', KEYS[2 * i], charge - amount) end
+return charge`;
 
 const ADJUST = `
 for i = 1, #KEYS do redis.call('INCRBY', KEYS[i], tonumber(ARGV[1])) end
@@ -85,6 +109,14 @@ export interface SharedBudget {
   account: string;
   end: number;
   limit: number;
+}
+
+/** What a settle is checked against: the hold's balances and budget periods. */
+export interface SettleSlots {
+  user: Balance;
+  token?: Balance;
+  tokenChecked: boolean;
+  budgets: SharedBudget[];
 }
 
 /** One period of one account's budget, as the writer reports it: spend written to the database. */
@@ -151,13 +183,37 @@ export class RedisHolds {
   async hold(
     user: Balance,
     token: Balance | undefined,
-    amount: number,
+    ask: { need: number; amount: number },
     checkToken: boolean,
     budgets: SharedBudget[] = [],
   ): Promise<HoldResult> {
-    const slots: Slot[] = [this.balanceSlot(user, '1', 'user')];
-    if (token) slots.push(this.balanceSlot(token, checkToken ? '1' : '0', 'token'));
-    for (const b of budgets) {
+    const slots = this.slots({ user, token, tokenChecked: checkToken, budgets });
+    const keys = slots.flatMap((s) => [s.base, s.out]);
+    const checks = slots.map((s) => s.check);
+    const args = [String(ask.amount), String(this.ttlSec), String(ask.need), ...checks];
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const r = Number(await this.redis.eval(HOLD, keys.length, ...keys, ...args));
+      if (r === 0) return 'ok';
+      if (r > 100) return slots[r - 101].who;
+      await slots[-r - 1].load();
+    }
+    return 'user';
+  }
+
+  /** Settles a hold of `amount` that cost `quota`, atomically across instances; returns the charge. */
+  async settle(on: SettleSlots, amount: number, quota: number): Promise<number> {
+    const slots = this.slots(on);
+    const keys = slots.flatMap((s) => [s.base, s.out]);
+    const checks = slots.map((s) => s.check);
+    return Number(
+      await this.redis.eval(SETTLE, keys.length, ...keys, String(amount), String(quota), ...checks),
+    );
+  }
+
+  private slots(on: SettleSlots): Slot[] {
+    const slots: Slot[] = [this.balanceSlot(on.user, '1', 'user')];
+    if (on.token) slots.push(this.balanceSlot(on.token, on.tokenChecked ? '1' : '0', 'token'));
+    for (const b of on.budgets) {
       const k = this.budgetKeys(b.account, b.end);
       slots.push({
         base: k.used,
@@ -167,17 +223,7 @@ export class RedisHolds {
         load: () => this.loadBudget(b.account, b.end),
       });
     }
-    const keys = slots.flatMap((s) => [s.base, s.out]);
-    const checks = slots.map((s) => s.check);
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const r = Number(
-        await this.redis.eval(HOLD, keys.length, ...keys, String(amount), String(this.ttlSec), ...checks),
-      );
-      if (r === 0) return 'ok';
-      if (r > 100) return slots[r - 101].who;
-      await slots[-r - 1].load();
-    }
-    return 'user';
+    return slots;
   }
 
   private balanceSlot(b: Balance, check: string, who: 'user' | 'token'): Slot {

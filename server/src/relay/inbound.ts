@@ -1,10 +1,11 @@
+import { textSize } from './billing/prompt-size.ts';
 import type { Endpoint } from './endpoints.ts';
 import { badRequest } from './errors.ts';
 import type { RelayRequest } from './exchange.ts';
 import { codecFor } from './formats/codecs.ts';
 import { geminiEmbedTexts } from './formats/embeddings.ts';
 import type { HubRequest, WireFormat } from './formats/hub.ts';
-import { countPrompt, promptEstimate } from './formats/hub-count.ts';
+import { countPrompt, promptSize } from './formats/hub-count.ts';
 import { inspectJson } from './formats/openai/request.ts';
 import type { RelayInput } from './input.ts';
 
@@ -36,6 +37,7 @@ export function inputOf(ep: Endpoint, body: unknown, req: RelayRequest): RelayIn
   if (ep.model) hub.model = ep.model;
   if (ep.stream !== undefined) hub.stream = ep.stream;
   const query = req.query as Record<string, unknown> | undefined;
+  const size = promptSize(hub);
   return {
     mode: ep.mode,
     format: ep.format,
@@ -47,7 +49,8 @@ export function inputOf(ep: Endpoint, body: unknown, req: RelayRequest): RelayIn
       stream: hub.stream,
       wantsUsage: false,
       maxTokens: hub.maxTokens ?? 0,
-      promptEstimate: promptEstimate(hub),
+      promptEstimate: size.estimate,
+      promptBound: size.bound,
       inputText: '',
     },
   };
@@ -89,7 +92,8 @@ function geminiEmbedInput(ep: Endpoint, json: Record<string, unknown>): RelayInp
       stream: false,
       wantsUsage: false,
       maxTokens: 0,
-      promptEstimate: Math.ceil(Buffer.byteLength(text) / 3),
+      promptEstimate: textSize(text).estimate,
+      promptBound: textSize(text).bound,
       inputText: text,
     },
   };

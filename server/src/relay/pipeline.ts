@@ -175,7 +175,7 @@ async function relay(
         const produced = await attemptOn(state, req, reply, input, ch, startedAt, meter);
         lease.end('ok');
         if (affinityKey) state.affinity.remember(affinityKey, { channelId: ch.id, keyIndex: ch.keyIndex });
-        const quota = settle(state, req, caller, input, hold, price, produced, ch, chain, startedAt);
+        const quota = await settle(state, req, caller, input, hold, price, produced, ch, chain, startedAt);
         meter?.answered(quota, produced.usage, produced.firstAt);
         perMinute?.settle(produced.usage.promptTokens + produced.usage.completionTokens);
         onSuccess().catch((err) => req.log.warn({ err }, 'rate limit bookkeeping failed'));

@@ -141,6 +141,7 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext, lane:
         wantsUsage: false,
         maxTokens: 0,
         promptEstimate: 0,
+        promptBound: 0,
         inputText: '',
       };
       await runRelay(state, req, reply, caller, {

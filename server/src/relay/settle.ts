@@ -14,7 +14,7 @@ import type { RelayState } from './state.ts';
  * formula at the channel's price, billing/channel-cost.ts), and checks the quota warning.
  * Returns the quota charged, or null when the hold had already been settled.
  */
-export function settle(
+export async function settle(
   state: RelayState,
   req: RelayRequest,
   caller: Caller,
@@ -25,16 +25,17 @@ export function settle(
   ch: ChannelEntry,
   chain: number[],
   startedAt: number,
-): number | null {
+): Promise<number | null> {
   const { ctx } = state;
   const qpu = ctx.options.float('QuotaPerUnit');
   const { usage } = produced;
   const images = input.mode === 'images' ? input.info.images : undefined;
-  const quota =
+  const priced =
     produced.quota ??
     (images ? imageQuota(price, input.info.model, images, qpu) : textQuota(usage, price, qpu));
   const before = caller.user.balance.available + hold.amount;
-  if (!state.ledger.settle(hold, quota)) return null;
+  const quota = await state.ledger.settle(hold, priced);
+  if (quota === null) return null;
   const upstreamAt = upstreamPrice(state.prices, ch, input.info.model, price);
   const cost =
     produced.cost ??
@@ -70,6 +71,8 @@ export function settle(
   }
   other.admin_info = adminInfo;
   if (produced.other) Object.assign(other, produced.other);
+  // The upstream counted past the hold while a limit was already spent: charged up to the hold (ledger).
+  if (quota < priced) other.unbilled_quota = priced - quota;
   if (mapped) {
     other.is_model_mapped = true;
     other.upstream_model_name = upstreamModel;

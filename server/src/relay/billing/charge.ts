@@ -1,8 +1,10 @@
+import type { HoldAsk } from '../../ledger/balance.ts';
 import type { Caller } from '../auth.ts';
 import { RelayError } from '../errors.ts';
 import type { Inspected, Mode } from '../formats/openai/request.ts';
 import type { RelayState } from '../state.ts';
-import { holdQuota, type Price, productQuota, withGroupRatio } from './quota.ts';
+import { ANSWER_TOKENS_BOUND } from './prompt-size.ts';
+import { type Price, productQuota, tokensQuota, withGroupRatio } from './quota.ts';
 
 /** Ratio used for a model nobody priced, when self-use mode or the user's setting allows it (as in new-api). */
 export const UNSET_MODEL_RATIO = 37.5;
@@ -74,17 +76,30 @@ export function expectedTokens(
   return { prompt, answer };
 }
 
-/** What to hold before the call (reference §6.2, with the answer priced at the completion ratio). */
+/**
+ * What to ask the ledger for before the call: admitted on the expected cost (the prompt estimate and the
+ * answer's max tokens, else PreConsumedQuota), reserving the most it can cost (the prompt's bound and the
+ * answer's max tokens, else ANSWER_TOKENS_BOUND). Both are priced with the charge's own formula and rounding,
+ * so a request that uses exactly what was expected is charged exactly its need. Images are priced exactly.
+ */
 export function holdFor(
   mode: Mode,
   req: Inspected,
   price: Price,
   quotaPerUnit: number,
   preConsumed: number,
-): number {
-  if (mode === 'images' && req.images) return imageQuota(price, req.model, req.images, quotaPerUnit);
+): HoldAsk {
+  if (mode === 'images' && req.images) {
+    const exact = imageQuota(price, req.model, req.images, quotaPerUnit);
+    return { need: exact, amount: exact };
+  }
   const { prompt, answer } = expectedTokens(mode, req, preConsumed);
-  return holdQuota(prompt, answer, price, quotaPerUnit);
+  const need = tokensQuota(prompt, answer, price, quotaPerUnit);
+  const chatLike = mode === 'chat' || mode === 'completions';
+  const boundPrompt = Math.max(prompt, req.promptBound);
+  const boundAnswer = chatLike ? req.maxTokens || Math.max(ANSWER_TOKENS_BOUND, answer) : answer;
+  const amount = tokensQuota(boundPrompt, boundAnswer, price, quotaPerUnit);
+  return { need, amount: Math.max(need, amount) };
 }
 
 /** The log row's content text (reference §6.9). */

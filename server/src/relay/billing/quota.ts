@@ -90,11 +90,6 @@ function roundHalfAway([num, den]: Frac): number {
   return Number(neg ? -r : r);
 }
 
-function floor([num, den]: Frac): number {
-  const q = num / den;
-  return Number(num < 0n && q * den !== num ? q - 1n : q);
-}
-
 /** The exact product of decimal factors, rounded half away from zero. */
 export function productQuota(factors: number[]): number {
   let acc: Frac = [1n, 1n];
@@ -134,19 +129,9 @@ export function textQuota(usage: Usage, price: Price, quotaPerUnit: number): num
   return ratio[0] !== 0n && quota <= 0 ? 1 : quota;
 }
 
-/**
- * The amount held before the call: the prompt estimate plus the most the answer may cost
- * (max_tokens, or PreConsumedQuota tokens when the client set none), priced like the real charge.
- */
-export function holdQuota(
-  promptTokens: number,
-  maxTokens: number,
-  price: Price,
-  quotaPerUnit: number,
-): number {
-  if (price.modelPrice >= 0) return fixedQuota(price, quotaPerUnit);
-  const tokens = add(int(promptTokens), mul(int(maxTokens), frac(price.completionRatio)));
-  return floor(mul(mul(tokens, frac(price.modelRatio)), frac(price.groupRatio)));
+/** What `prompt` input and `answer` output tokens cost: the charge's formula, so holds round as charges do. */
+export function tokensQuota(prompt: number, answer: number, price: Price, quotaPerUnit: number): number {
+  return textQuota({ promptTokens: prompt, completionTokens: answer, cachedTokens: 0 }, price, quotaPerUnit);
 }
 
 /** Audio prices of a model: audio input vs text input, and audio output vs audio input. */

@@ -1,9 +1,10 @@
+import { IMAGE_TOKENS_ESTIMATE, PromptMeter, type PromptSize } from '../billing/prompt-size.ts';
 import type { Usage } from '../billing/quota.ts';
 import { countText } from '../billing/tokenizer.ts';
 import type { HubPart, HubRequest, HubUsage } from './hub.ts';
 
 /** Tokens an image is counted as when nothing better is known (OpenAI's high-detail tile cost). */
-const IMAGE_TOKENS = 255;
+const IMAGE_TOKENS = IMAGE_TOKENS_ESTIMATE;
 
 /** The prompt's text (system, messages, tool definitions) and how many images and files it holds. */
 export function promptText(req: HubRequest): { text: string; images: number } {
@@ -34,10 +35,18 @@ export function promptText(req: HubRequest): { text: string; images: number } {
   return { text: texts.join('\n'), images };
 }
 
-/** Cheap upper-bound estimate for the hold: UTF-8 bytes / 3, images at a fixed cost, a few tokens per turn. */
-export function promptEstimate(req: HubRequest): number {
-  const { text, images } = promptText(req);
-  return Math.ceil(Buffer.byteLength(text) / 3) + images * IMAGE_TOKENS + 3 * req.messages.length + 3;
+/** The prompt's size for the hold (billing/prompt-size.ts), counted over the same parts as promptText. */
+export function promptSize(req: HubRequest): PromptSize {
+  const meter = new PromptMeter().turn(req.messages.length);
+  const { text } = promptText(req);
+  meter.text(Buffer.byteLength(text));
+  const visit = (p: HubPart) => {
+    if (p.type === 'image') meter.image();
+    else if (p.type === 'file') meter.file(p.data);
+    else if (p.type === 'tool_result') for (const c of p.content) visit(c);
+  };
+  for (const m of req.messages) for (const p of m.parts) visit(p);
+  return meter.size();
 }
 
 /** The prompt counted with the local tokenizer (count_tokens endpoints; usage an upstream did not report). */

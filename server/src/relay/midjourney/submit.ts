@@ -169,7 +169,7 @@ async function submitOn(
     req.log.error({ err }, 'recording a midjourney task failed');
     throw new MjError(500, MjCode.Failure, `the task was submitted as ${mjId} but could not be recorded`);
   }
-  chargeTask(state, caller, hold, {
+  await chargeTask(state, caller, hold, {
     price,
     channelId: ch.id,
     taskId: mjId,

@@ -1,7 +1,7 @@
 import type WebSocket from 'ws';
 import type { Caller } from '../auth.ts';
 import { priceFor } from '../billing/charge.ts';
-import { holdQuota } from '../billing/quota.ts';
+import { tokensQuota } from '../billing/quota.ts';
 import type { ChannelEntry, Tier } from '../cache/channels.ts';
 import { RelayError } from '../errors.ts';
 import type { RelayRequest } from '../exchange.ts';
@@ -100,7 +100,8 @@ export async function openSession(
   }
   const succeeded = await state.rateLimit.acquire(caller.user.id, caller.group);
   const price = priceFor(state, caller, model);
-  const holdAmount = holdQuota(
+  // A response's cost has no bound before it runs (its context grows with the session): hold the estimate.
+  const holdAmount = tokensQuota(
     0,
     ctx.options.int('PreConsumedQuota'),
     price,
@@ -109,7 +110,7 @@ export async function openSession(
   const hold = await state.ledger.hold(
     caller.user.balance,
     caller.token?.balance,
-    holdAmount,
+    { need: holdAmount, amount: holdAmount },
     caller.token?.unlimited ?? true,
   );
   if (typeof hold === 'string') {

@@ -74,6 +74,7 @@ export class RealtimeSession {
         wantsUsage: false,
         maxTokens: 0,
         promptEstimate: 0,
+        promptBound: 0,
         inputText: '',
       },
     };
@@ -156,11 +157,12 @@ export class RealtimeSession {
       amount: 0,
       user: caller.user.balance,
       token: caller.token?.balance,
+      tokenChecked: !(caller.token?.unlimited ?? true),
       done: false,
     };
     this.hold = null;
     const f = (n: number) => n.toFixed(2);
-    settle(
+    await settle(
       state,
       this.s.req,
       caller,
@@ -195,7 +197,7 @@ export class RealtimeSession {
       next = await state.ledger.hold(
         caller.user.balance,
         caller.token?.balance,
-        this.s.holdAmount,
+        { need: this.s.holdAmount, amount: this.s.holdAmount },
         caller.token?.unlimited ?? true,
       );
     } catch (err) {

@@ -96,7 +96,7 @@ export async function submit(state: RelayState, req: FastifyRequest, reply: Fast
     if (hold) state.ledger.release(hold);
     throw err;
   }
-  chargeTask(state, caller, hold, {
+  await chargeTask(state, caller, hold, {
     price,
     channelId: taken.channelId,
     taskId: taken.taskId,

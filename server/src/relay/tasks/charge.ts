@@ -51,7 +51,7 @@ export async function holdTask(
   return state.ledger.hold(
     caller.user.balance,
     caller.token?.balance,
-    quota,
+    { need: quota, amount: quota },
     caller.token?.unlimited ?? true,
   );
 }
@@ -73,12 +73,17 @@ export interface TaskChargeFacts {
  * Turns the hold into the charge once the upstream has taken the task: the ledger's writer moves the user's,
  * token's and channel's counters and writes the consume log row in its next batch.
  */
-export function chargeTask(state: RelayState, caller: Caller, hold: Hold | null, f: TaskChargeFacts): void {
+export async function chargeTask(
+  state: RelayState,
+  caller: Caller,
+  hold: Hold | null,
+  f: TaskChargeFacts,
+): Promise<void> {
   const { ctx } = state;
-  const quota = f.price.quota;
-  if (!hold || quota <= 0) return;
+  if (!hold || f.price.quota <= 0) return;
   const before = caller.user.balance.available + hold.amount;
-  if (!state.ledger.settle(hold, quota)) return;
+  const quota = await state.ledger.settle(hold, f.price.quota);
+  if (quota === null) return;
   const useMs = performance.now() - f.startedAt;
   const content = `模型固定价格 ${f.price.modelPrice.toFixed(2)}，分组倍率 ${f.price.groupRatio.toFixed(2)}，操作 ${f.action}${f.taskId ? `，ID ${f.taskId}` : ''}`;
   state.writer.push({

@@ -1,3 +1,4 @@
+import { PromptMeter, type PromptSize, textSize } from '../../billing/prompt-size.ts';
 import { badRequest } from '../../errors.ts';
 
 /** The OpenAI endpoints the relay serves; each is one client path. */
@@ -35,8 +36,10 @@ export interface Inspected {
   wantsUsage: boolean;
   /** Largest answer the client allows, 0 when unset. */
   maxTokens: number;
-  /** Cheap prompt-size estimate used for the hold (UTF-8 bytes / 3, an upper bound for most text). */
+  /** Cheap prompt-size estimate (UTF-8 bytes / 3, images at a typical cost): the hold's admission threshold. */
   promptEstimate: number;
+  /** The most the prompt can count (billing/prompt-size.ts): what the hold reserves. */
+  promptBound: number;
   /** Text whose tokens are the prompt when the upstream reports none (embeddings, moderations, speech). */
   inputText: string;
   images?: { n: number; size: string; quality: string };
@@ -106,7 +109,25 @@ function checkMessages(messages: unknown): asserts messages is unknown[] {
   }
 }
 
-const estimate = (text: string) => Math.ceil(Buffer.byteLength(text) / 3);
+/** A chat request's prompt size: message text, tool definitions, and every image, audio and file part. */
+function chatSize(messages: unknown[], tools: unknown): PromptSize {
+  const meter = new PromptMeter().text(textBytes(messages)).turn(messages.length);
+  if (Array.isArray(tools)) meter.text(Buffer.byteLength(JSON.stringify(tools)));
+  for (const m of messages) {
+    const content = (m as { content?: unknown }).content;
+    if (!Array.isArray(content)) continue;
+    for (const part of content as Array<Record<string, any>>) {
+      if (part.type === 'image_url') meter.image();
+      else if (part.type === 'input_audio') meter.file(stringOr(part.input_audio?.data));
+      else if (part.type === 'file') meter.file(stringOr(part.file?.file_data));
+    }
+  }
+  return meter.size();
+}
+
+const stringOr = (v: unknown) => (typeof v === 'string' ? v : undefined);
+
+const sized = (size: PromptSize) => ({ promptEstimate: size.estimate, promptBound: size.bound });
 
 function intField(body: Record<string, unknown>, name: string): number {
   const v = body[name];
@@ -145,10 +166,7 @@ export function inspectJson(mode: Mode, body: unknown): Inspected {
       const model = requireModel(b);
       checkMessages(b.messages);
       const maxTokens = Math.max(intField(b, 'max_tokens'), intField(b, 'max_completion_tokens'));
-      let bytes = textBytes(b.messages);
-      if (Array.isArray(b.tools)) bytes += Buffer.byteLength(JSON.stringify(b.tools));
-      const promptEstimate = Math.ceil(bytes / 3) + 3 * b.messages.length + 3;
-      return { stream, wantsUsage, maxTokens, inputText: '', model, promptEstimate };
+      return { stream, wantsUsage, maxTokens, inputText: '', model, ...sized(chatSize(b.messages, b.tools)) };
     }
     case 'completions': {
       const model = requireModel(b);
@@ -159,7 +177,7 @@ export function inspectJson(mode: Mode, body: unknown): Inspected {
         ...base,
         model,
         maxTokens: intField(b, 'max_tokens'),
-        promptEstimate: estimate(text),
+        ...sized(textSize(text)),
         inputText: text,
       };
     }
@@ -174,7 +192,7 @@ export function inspectJson(mode: Mode, body: unknown): Inspected {
         stream: false,
         wantsUsage: false,
         model,
-        promptEstimate: estimate(text),
+        ...sized(textSize(text)),
         inputText: text,
       };
     }
@@ -195,6 +213,7 @@ export function inspectJson(mode: Mode, body: unknown): Inspected {
         wantsUsage: false,
         model,
         promptEstimate: 0,
+        promptBound: 0,
         images: { n, size, quality },
       };
     }
@@ -202,7 +221,15 @@ export function inspectJson(mode: Mode, body: unknown): Inspected {
       const model = requireModel(b);
       if (typeof b.input !== 'string' || !b.input)
         throw badRequest('input is required', 'invalid_value', 'input');
-      return { ...base, stream: false, wantsUsage: false, model, promptEstimate: 0, inputText: b.input };
+      return {
+        ...base,
+        stream: false,
+        wantsUsage: false,
+        model,
+        promptEstimate: 0,
+        promptBound: 0,
+        inputText: b.input,
+      };
     }
     case 'rerank': {
       const model = requireModel(b);
@@ -216,7 +243,7 @@ export function inspectJson(mode: Mode, body: unknown): Inspected {
         stream: false,
         wantsUsage: false,
         model,
-        promptEstimate: estimate(text),
+        ...sized(textSize(text)),
         inputText: text,
       };
     }
