@@ -9,14 +9,16 @@ import { isObj } from './check.ts';
  *   prompt + completion makes output the difference (as the passthrough relay bills it);
  * - DeepSeek reports cache hits as prompt_cache_hit_tokens;
  * - gateways that serve Claude behind an OpenAI-compatible API add cache_creation_input_tokens;
- * - a few servers use the Responses names input_tokens / output_tokens.
+ * - a few servers use the Responses names input_tokens / output_tokens;
+ * - embeddings and rerank answers of some providers report only total_tokens: the prompt.
  */
 export function decodeUsage(u: unknown): HubUsage {
   const o = isObj(u) ? (u as Record<string, any>) : {};
-  const prompt = count(o.prompt_tokens) || count(o.input_tokens);
+  let prompt = count(o.prompt_tokens) || count(o.input_tokens);
   let output = count(o.completion_tokens) || count(o.output_tokens);
   const total = count(o.total_tokens);
-  if (total > prompt + output && prompt + output > 0) output = total - prompt;
+  if (prompt + output === 0) prompt = total;
+  else if (total > prompt + output) output = total - prompt;
   const cacheRead =
     count(o.prompt_tokens_details?.cached_tokens) ||
     count(o.prompt_cache_hit_tokens) ||

@@ -1,25 +1,13 @@
 import type { Usage } from '../../billing/quota.ts';
+import { decodeUsage } from '../chat/usage.ts';
+import { usageFromHub } from '../hub-count.ts';
 
 /**
- * Reads an OpenAI-style usage object (reasoning tokens billed as completion even when a provider reports
- * them only in total_tokens): chat/completions (prompt/completion + cached tokens, DeepSeek's
- * prompt_cache_hit_tokens), embeddings and rerank (prompt or total tokens), transcription (input/output tokens).
- * Null when there is none or it counts nothing.
+ * An OpenAI-style usage object (chat, completions, embeddings, rerank, transcriptions) as the billing's usage,
+ * read by the chat codec's one reader so that every path bills the same upstream usage the same way (cache
+ * writes and reasoning tokens included). Null when there is none or it counts nothing.
  */
 export function readUsage(u: unknown): Usage | null {
-  if (!u || typeof u !== 'object') return null;
-  const o = u as Record<string, any>;
-  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
-  let prompt = num(o.prompt_tokens) || num(o.input_tokens);
-  let completion = num(o.completion_tokens) || num(o.output_tokens);
-  const total = num(o.total_tokens);
-  if (!prompt && !completion) prompt = total;
-  // Some providers (xAI) leave reasoning tokens out of completion_tokens but count them in the total.
-  else if (total > prompt + completion) completion = total - prompt;
-  if (!prompt && !completion) return null;
-  const cached =
-    num(o.prompt_tokens_details?.cached_tokens) ||
-    num(o.input_tokens_details?.cached_tokens) ||
-    num(o.prompt_cache_hit_tokens);
-  return { promptTokens: prompt, completionTokens: completion, cachedTokens: Math.min(cached, prompt) };
+  const hub = decodeUsage(u);
+  return hub.input + hub.output > 0 ? usageFromHub(hub) : null;
 }
