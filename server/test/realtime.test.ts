@@ -12,6 +12,7 @@ import {
   AUDIO_TOKENS_PER_DELTA,
   AUDIO_TRANSCRIPT,
   type RealtimeMock,
+  STALLED_DELTAS,
   startRealtimeMock,
   TEXT_DELTAS,
 } from './support/mock-realtime.ts';
@@ -585,6 +586,34 @@ describe('relay: OpenAI Realtime over WebSocket', () => {
     expect(Number((await userRow(userId)).quota)).toBe(10_000_000 - row.quota);
     await expect.poll(() => heldBy(userId)).toBe(0);
   });
+
+  // Work done is never billed zero: a response the upstream never finishes is billed from what was relayed.
+  for (const [how, flag] of [
+    ['never answers the cancel of a client that left', 'deaf'],
+    ['drops mid-response', 'drop'],
+  ] as const)
+    it(`bills a response whose upstream ${how}, from the audio relayed`, async () => {
+      const { userId, apiKey } = await newCaller(10_000_000);
+      const conn = await dial(realtimeUrl('gpt-realtime'), {
+        headers: { authorization: `Bearer ${apiKey}` },
+      });
+      if (!isConn(conn)) throw new Error(`refused: ${JSON.stringify(conn)}`);
+      await conn.next('session.created');
+      conn.send({ type: 'response.create', response: { metadata: { [flag]: 'true' } } });
+      await expect
+        .poll(() => conn.events.filter((e: any) => e.type === 'response.output_audio.delta').length)
+        .toBe(STALLED_DELTAS);
+      if (flag === 'deaf') conn.ws.close();
+      await conn.closed;
+      await expect.poll(async () => (await logRows(userId)).length, { timeout: 15_000 }).toBe(1);
+      const [row] = await logRows(userId);
+      // 22 deltas of 100 ms of pcm16: 2.2 s of assistant audio at about 20 tokens a second.
+      expect(row.completion_tokens).toBe(44);
+      expect(row.quota).toBeGreaterThan(0);
+      expect(JSON.parse(String(row.other))).toMatchObject({ usage_estimated: true, audio_output: 44 });
+      expect(Number((await userRow(userId)).quota)).toBe(10_000_000 - row.quota);
+      await expect.poll(() => heldBy(userId)).toBe(0);
+    });
 
   it('reaches channels through the SSRF guard and the channel proxy', async () => {
     await seedChannel(server.ctx, { baseUrl: 'http://169.254.169.254', key: 'sk-x', models: ['rt-ssrf'] });

@@ -29,6 +29,9 @@ export const TEXT_DELTAS = ['Hello', ' from', ' the', ' realtime', ' mock.'];
 export const AUDIO_DELTAS = 4;
 export const AUDIO_TOKENS_PER_DELTA = 25;
 export const AUDIO_TRANSCRIPT = ['Hi', ' there', '!'];
+/** A stalled response's audio: this many deltas of this many bytes (100 ms of pcm16 at 24 kHz each). */
+export const STALLED_DELTAS = 22;
+export const STALLED_DELTA_BYTES = 4_800;
 /** Instructions count as this many text input tokens in every response. */
 export const INSTRUCTION_TOKENS = 17;
 /** Input audio: one token per this many bytes of PCM16 appended. */
@@ -244,6 +247,18 @@ export async function startRealtimeMock(validKeys: string[]): Promise<RealtimeMo
           };
       let textOut = 0;
       let audioOut = 0;
+      // `metadata.deaf`: streams STALLED_DELTAS audio deltas, then stalls, deaf to response.cancel;
+      // `metadata.drop`: the same, then the connection drops. Neither sends response.done.
+      if (ask.metadata?.deaf === 'true' || ask.metadata?.drop === 'true') {
+        for (let i = 0; i < STALLED_DELTAS; i++)
+          send({
+            type: `${names.audio}.delta`,
+            ...base,
+            delta: randomBytes(STALLED_DELTA_BYTES).toString('base64'),
+          });
+        if (ask.metadata.drop === 'true') ws.terminate();
+        return;
+      }
       if (audio) {
         for (let i = 0; slow ? !state.cancelled && i < 400 : i < AUDIO_DELTAS; i++) {
           send({ type: `${names.audio}.delta`, ...base, delta: randomBytes(1200).toString('base64') });

@@ -10,6 +10,7 @@ import type { RelayInput } from '../input.ts';
 import { settle } from '../settle.ts';
 import type { RelayState } from '../state.ts';
 import { CLIENT_ERROR_CLOSE, closeReason, errorEvent, relayableCode, SERVER_ERROR_CLOSE } from './events.ts';
+import { countOutput, type RunningResponse, unfinishedUsage } from './unfinished.ts';
 import { type RealtimeUsage, realtimeUsage } from './usage.ts';
 
 /** What an opened session needs: who pays, for which model, through which channel, and the first hold. */
@@ -47,8 +48,10 @@ const now = () => performance.now();
 export class RealtimeSession {
   private hold: Hold | null;
   private billing: Promise<void> = Promise.resolve();
-  /** Responses in flight: id -> when response.created came, and when their first event after it did. */
-  private readonly running = new Map<string, { startedAt: number; firstAt: number }>();
+  /** Responses in flight: id -> when response.created came, when their first event after it did, their output. */
+  private readonly running = new Map<string, RunningResponse>();
+  /** The usage of the last response that ended (its input is the floor of the next one's). */
+  private lastUsage?: RealtimeUsage;
   private ending: Promise<void> | null = null;
   private drained: (() => void) | null = null;
   /** Error events the gateway itself sent (their ids are the request id and this count). */
@@ -110,6 +113,7 @@ export class RealtimeSession {
   /** Follows the responses: when they start, their first output, and their usage when they end. */
   private watch(data: Buffer): void {
     for (const r of this.running.values()) if (!r.firstAt) r.firstAt = now();
+    countOutput(this.running, data);
     // Only the two events that matter are parsed; audio deltas (base64, no dots) never match.
     if (!data.includes('response.created') && !data.includes('response.done')) return;
     let event: { type?: unknown; response?: { id?: unknown; usage?: unknown } };
@@ -120,20 +124,28 @@ export class RealtimeSession {
     }
     const id = typeof event?.response?.id === 'string' ? event.response.id : '';
     if (event.type === 'response.created') {
-      this.running.set(id, { startedAt: now(), firstAt: 0 });
+      this.running.set(id, { startedAt: now(), firstAt: 0, audioChars: 0, textBytes: 0 });
     } else if (event.type === 'response.done') {
       const run = this.running.get(id);
       this.running.delete(id);
       const usage = realtimeUsage(event.response?.usage);
-      if (usage) this.charge(usage, id, run?.startedAt ?? now(), run?.firstAt ?? 0);
-      else this.s.req.log.warn({ response: id }, 'realtime response.done without usage: nothing billed');
+      if (usage) {
+        this.lastUsage = usage;
+        this.charge(usage, id, run?.startedAt ?? now(), run?.firstAt ?? 0);
+      } else if (run) this.charge(unfinishedUsage(run, this.lastUsage), id, run.startedAt, run.firstAt, true);
       if (this.running.size === 0) this.drained?.();
     }
   }
 
-  private charge(usage: RealtimeUsage, responseId: string, startedAt: number, firstAt: number): void {
+  private charge(
+    usage: RealtimeUsage,
+    responseId: string,
+    startedAt: number,
+    firstAt: number,
+    estimated = false,
+  ): void {
     this.billing = this.billing
-      .then(() => this.settleResponse(usage, responseId, startedAt, firstAt))
+      .then(() => this.settleResponse(usage, responseId, startedAt, firstAt, estimated))
       .catch((err) => {
         this.s.req.log.error({ err }, 'realtime billing failed');
         void this.finish(SERVER_ERROR_CLOSE, 'internal error');
@@ -146,6 +158,7 @@ export class RealtimeSession {
     responseId: string,
     startedAt: number,
     firstAt: number,
+    estimated: boolean,
   ): Promise<void> {
     const { state, caller, price, ch } = this.s;
     const audio = state.prices.audio(this.s.model);
@@ -185,6 +198,7 @@ export class RealtimeSession {
           audio_output: usage.audioOutput,
           audio_ratio: audio.audioRatio,
           audio_completion_ratio: audio.audioCompletionRatio,
+          ...(estimated ? { usage_estimated: true } : {}),
         },
       },
       ch,
@@ -285,15 +299,20 @@ export class RealtimeSession {
       }
       if (this.upstream.readyState === WebSocket.OPEN) this.upstream.close(1000);
       await this.billing;
+      // Responses the upstream never finished (it ignored the cancel, or dropped): billed from what was relayed.
+      if (this.running.size > 0)
+        this.s.req.log.warn(
+          { responses: [...this.running.keys()] },
+          'realtime session ended with responses the upstream never finished: billed from their relayed output',
+        );
+      for (const [id, run] of this.running)
+        this.charge(unfinishedUsage(run, this.lastUsage), id, run.startedAt, run.firstAt, true);
+      this.running.clear();
+      await this.billing;
       if (this.hold) {
         this.s.state.ledger.release(this.hold);
         this.hold = null;
       }
-      if (this.running.size > 0)
-        this.s.req.log.warn(
-          { responses: [...this.running.keys()] },
-          'realtime session ended with responses the upstream never finished: not billed',
-        );
       this.ended();
     })();
     return this.ending;
