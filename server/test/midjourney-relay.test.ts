@@ -165,6 +165,21 @@ for (const engine of DATABASES) {
       });
     });
 
+    it('200 concurrent submits against a balance for seven: seven served, the rest refused, nothing overdrawn', async () => {
+      const { user, token } = await account({ quota: IMAGINE * 7 + IMAGINE / 2 });
+      const results = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          call('POST', '/mj/submit/imagine', token.apiKey, { prompt: `a fox number ${i}` }),
+        ),
+      );
+      const served = results.filter((r) => r.status === 200 && r.body.code === 1);
+      expect(served).toHaveLength(7);
+      const b = await books(user.id, token.id);
+      expect(b.logs).toHaveLength(7);
+      expect(b.quota).toBe(IMAGINE / 2);
+      expect(b.quota + b.logSum).toBe(IMAGINE * 7 + IMAGINE / 2);
+    });
+
     it('fetches progress, then success with the image behind the signed proxy and the buttons', async () => {
       const { token } = await account();
       const id = await imagine(token.apiKey);

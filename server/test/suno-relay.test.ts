@@ -165,6 +165,20 @@ for (const engine of DATABASES) {
       });
     });
 
+    it('200 concurrent songs against a token quota for seven: seven served, nothing overdrawn', async () => {
+      const { user, token } = await account({ remain: MUSIC * 7 + MUSIC / 2 });
+      const results = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          call('POST', '/suno/submit/MUSIC', token.apiKey, { prompt: `song ${i}`, tags: 'folk', title: `S${i}` }),
+        ),
+      );
+      expect(results.filter((r) => r.status === 200 && r.body.code === 'success')).toHaveLength(7);
+      const b = await books(user.id, token.id);
+      expect(b.logs).toHaveLength(7);
+      expect(b.remain).toBe(MUSIC / 2);
+      expect(b.remain + b.logSum).toBe(MUSIC * 7 + MUSIC / 2);
+    });
+
     it('fetches progress, then success with the clips, from the record refreshed when stale', async () => {
       const { token } = await account();
       const id = await music(token.apiKey);
