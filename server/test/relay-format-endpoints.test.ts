@@ -234,13 +234,17 @@ describe('relay: format endpoints', () => {
     while ((seen.match(/text_delta/g) ?? []).length < 3)
       seen += new TextDecoder().decode((await reader.read()).value);
     abort.abort();
-    await new Promise((r) => setTimeout(r, 300));
-    await flushLedger(server.ctx);
-    const row = await server.ctx.logDb.db
-      .selectFrom('logs')
-      .selectAll()
-      .where('request_id', '=', requestId)
-      .executeTakeFirstOrThrow();
+    // The relay settles once it sees the client gone: wait for that row, however busy the machine is.
+    const rowOf = async () => {
+      await flushLedger(server.ctx);
+      return server.ctx.logDb.db
+        .selectFrom('logs')
+        .selectAll()
+        .where('request_id', '=', requestId)
+        .executeTakeFirst();
+    };
+    await expect.poll(rowOf).toBeDefined();
+    const row = (await rowOf())!;
     // message_start reported 1 output token; the three text deltas the client received count for more.
     expect(row.prompt_tokens).toBe(12);
     expect(row.completion_tokens).toBeGreaterThan(1);

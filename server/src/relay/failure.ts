@@ -34,7 +34,12 @@ function encodedFailure(
     status: openai.status,
     // A spent balance is a billing error; a spent periodic budget (429, it renews) is a rate limit to the
     // client's retry logic (Anthropic's rate_limit_error, Gemini's RESOURCE_EXHAUSTED).
-    kind: e.type === 'insufficient_quota' && openai.status !== 429 ? 'quota' : kindOfStatus(openai.status),
+    kind:
+      e.code === 'budget_exceeded'
+        ? 'rate_limit'
+        : e.type === 'insufficient_quota'
+          ? 'quota'
+          : kindOfStatus(openai.status),
     // The codec adds the request id to the message, as the OpenAI body has it.
     message: e.message.endsWith(suffix) ? e.message.slice(0, -suffix.length) : e.message,
     code: e.code,
