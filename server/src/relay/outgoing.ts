@@ -5,6 +5,8 @@ import type { ChannelEntry } from './cache/channels.ts';
 import { badRequest } from './errors.ts';
 import { codecFor, upstreamCodecFor } from './formats/codecs.ts';
 import { geminiBatchBody, openaiEmbedBody, openaiEmbedTexts } from './formats/embeddings.ts';
+import { envelopeKeyOf } from './formats/envelope/keys.ts';
+import { openEnvelopes } from './formats/envelope/request.ts';
 import type { CodecContext, HubRequest } from './formats/hub.ts';
 import { MODE_PATHS } from './formats/openai/request.ts';
 import type { RelayInput } from './input.ts';
@@ -148,7 +150,12 @@ function converted(
     stream: call.stream,
     requestId,
   });
-  const hub: HubRequest = { ...input.hub, model: call.model, stream: call.stream };
+  const hub: HubRequest = openEnvelopes(
+    { ...input.hub, model: call.model, stream: call.stream },
+    input.format,
+    call.format,
+    envelopeKeyOf(call.options),
+  );
   if (call.format === 'anthropic') ctx.defaultMaxTokens = claudeDefaultMaxTokens(call);
   const json = upstreamCodecFor(call.format).encodeRequest(hub, ctx);
   if (call.format === 'openai' && !adapter.streamUsage(ch)) delete json.stream_options;
