@@ -9,6 +9,7 @@ import { embeddingList, geminiEmbedAnswer, openaiEmbedAnswer } from './formats/e
 import { sealAnswer } from './formats/envelope/answer.ts';
 import { envelopeKeyOf } from './formats/envelope/keys.ts';
 import { sealingEncoder } from './formats/envelope/stream.ts';
+import { DROPPED_TOOLS_HEADER } from './formats/hosted-tools.ts';
 import type { CodecContext, HubError, HubRequest, HubUsage, WireFormat } from './formats/hub.ts';
 import { countPrompt, usageFromHub } from './formats/hub-count.ts';
 import type { Produced, RelayInput } from './input.ts';
@@ -71,6 +72,7 @@ export async function answerInFormats(x: FormatExchange, text: string): Promise<
     throw malformedAnswer();
   }
   if (x.input.mode === 'embeddings') return embeddingsAnswer(x, json, text);
+  noteDroppedTools(x);
   const answer = upstreamCodecFor(x.call.format).decodeResponse(json, upstreamCtx(x));
   const usage = await billable(x, answer.usage, () => answerText(answer.parts));
   if (x.out.converted) {
@@ -108,6 +110,7 @@ async function embeddingsAnswer(x: FormatExchange, json: any, text: string): Pro
 /** A streamed answer in any pair of formats: converted event by event, or forwarded as it came. */
 export async function streamInFormats(x: FormatExchange): Promise<Produced> {
   const { reply, state } = x;
+  noteDroppedTools(x);
   const pingOn = state.ctx.options.bool('general_setting.ping_interval_enabled');
   const array = x.input.jsonArray === true;
   const outcome = await relayFormatStream(
@@ -151,6 +154,11 @@ export async function streamInFormats(x: FormatExchange): Promise<Produced> {
       ? `upstream failed mid-stream: ${outcome.error.message}`
       : undefined;
   return { usage, firstAt: outcome.firstAt, note };
+}
+
+/** The hosted tools the request went without (the operator allows dropping them), said in a header. */
+function noteDroppedTools(x: FormatExchange): void {
+  if (x.out.droppedTools?.length) x.reply.header(DROPPED_TOOLS_HEADER, x.out.droppedTools.join(', '));
 }
 
 /** The upstream's usage, or (when it reported none) the prompt and answer counted here. */

@@ -7,6 +7,7 @@ import { codecFor, upstreamCodecFor } from './formats/codecs.ts';
 import { geminiBatchBody, openaiEmbedBody, openaiEmbedTexts } from './formats/embeddings.ts';
 import { envelopeKeyOf } from './formats/envelope/keys.ts';
 import { openEnvelopes } from './formats/envelope/request.ts';
+import { hostedToolsFor } from './formats/hosted-tools.ts';
 import type { CodecContext, HubRequest } from './formats/hub.ts';
 import { MODE_PATHS } from './formats/openai/request.ts';
 import type { RelayInput } from './input.ts';
@@ -56,6 +57,8 @@ export interface Outgoing {
   json?: Record<string, unknown>;
   /** Set when the channel speaks another format than the client: the request as the upstream got it. */
   converted?: HubRequest;
+  /** Hosted tools of the client's format left out on the operator's say (none unless that is allowed). */
+  droppedTools?: string[];
   /** An embeddings request converted between OpenAI's and Gemini's formats. */
   embedConverted?: boolean;
 }
@@ -150,8 +153,14 @@ function converted(
     stream: call.stream,
     requestId,
   });
+  const hosted = hostedToolsFor(
+    input.hub.serverTools,
+    call.format,
+    input.format,
+    call.options.bool('global.drop_unsupported_hosted_tools_enabled'),
+  );
   const hub: HubRequest = openEnvelopes(
-    { ...input.hub, model: call.model, stream: call.stream },
+    { ...input.hub, model: call.model, stream: call.stream, serverTools: hosted.serverTools },
     input.format,
     call.format,
     envelopeKeyOf(call.options),
@@ -161,6 +170,7 @@ function converted(
   if (call.format === 'openai' && !adapter.streamUsage(ch)) delete json.stream_options;
   const out = finish(json, call, adapter, ch);
   out.converted = hub;
+  if (hosted.dropped.length) out.droppedTools = hosted.dropped;
   return out;
 }
 
