@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sealAnswer } from '../src/relay/formats/envelope/answer.ts';
+import { packEnvelopeId, unpackEnvelopeId } from '../src/relay/formats/envelope/call-id.ts';
 import { openEnvelopes } from '../src/relay/formats/envelope/request.ts';
 import { envelopeKey, isEnvelope, open, seal } from '../src/relay/formats/envelope/seal.ts';
 import type { HubPart, HubRequest } from '../src/relay/formats/hub.ts';
@@ -75,5 +76,19 @@ describe('reasoning envelope', () => {
       { type: 'thinking', text: '', redacted: 'RD' },
       call,
     ]);
+  });
+
+  it("carries a chat client's envelope in the call id, keeping a Gemini signature packed after it", () => {
+    const env = seal(key, 'anthropic', [{ t: 'why', s: 'EqQBsig' }]);
+    expect(unpackEnvelopeId(packEnvelopeId('call_1', env))).toEqual({ id: 'call_1', envelope: env });
+    const packed = packEnvelopeId('call_1__gs_c2ln', env);
+    expect(packed).toMatch(/^call_1__ge_[A-Za-z0-9_-]+__gs_c2ln$/);
+    expect(unpackEnvelopeId(packed)).toEqual({ id: 'call_1__gs_c2ln', envelope: env });
+    const call: HubPart = { type: 'tool_call', id: packEnvelopeId('toolu_1', env), name: 'f', args: '{}' };
+    const req = request([call]);
+    req.messages.push({ role: 'user', parts: [{ type: 'tool_result', callId: call.id, content: [] }] });
+    const back = openEnvelopes(req, 'openai', 'anthropic', key);
+    expect(back.messages[1].parts).toEqual([ANTHROPIC_THINKING, { ...call, id: 'toolu_1' }]);
+    expect(back.messages[2].parts).toEqual([{ type: 'tool_result', callId: 'toolu_1', content: [] }]);
   });
 });

@@ -21,7 +21,7 @@ const PATH: Record<Channel, RegExp> = {
   responses: /^\/v1\/responses$/,
   gemini: /^\/v1beta\/models\//,
 };
-const CLIENTS: LoopClient[] = ['responses', 'anthropic', 'gemini'];
+const CLIENTS: LoopClient[] = ['openai', 'responses', 'anthropic', 'gemini'];
 const CHANNELS: Channel[] = ['anthropic', 'responses', 'gemini'];
 
 /** The upstream's thinking settings in a request body. */
@@ -94,10 +94,14 @@ describe('relay: reasoning survives a tool loop across formats', () => {
               { type: 'thinking', thinking: issued?.thinking, signature: issued?.signature },
               { type: 'redacted_thinking', data: issued?.redacted },
             ]);
+            // The call ids are the upstream's own again (a chat client's carried the envelope).
+            expect(assistant.content[2].id).toMatch(/^toolu_[0-9a-f]{16}$/);
           } else if (channel === 'responses') {
             const reasoning = second.input.find((i: any) => i.type === 'reasoning');
             expect(reasoning.encrypted_content).toBe(mock.issued.responses.at(-1));
             expect(reasoning.summary[0].text).toContain('call the tool');
+            const call = second.input.find((i: any) => i.type === 'function_call');
+            expect(call.call_id).toMatch(/^call_[0-9a-f]{12}$/);
           } else {
             const model = second.contents.find((c: any) => c.role === 'model');
             const call = model.parts.find((p: any) => p.functionCall);

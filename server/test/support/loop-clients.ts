@@ -5,10 +5,10 @@ import OpenAI from 'openai';
 /**
  * Two turns of a tool loop with thinking on, as each agent runs it through its official SDK: the first asks,
  * the second sends the answer's assistant turn back as the agent keeps it (Codex: the output items; Claude
- * Code: the content blocks; Gemini CLI: the parts without thought parts, which it drops from its history)
- * with the tool's result. Resolves with the second turn's text.
+ * Code: the content blocks; Gemini CLI: the parts without thought parts, which it drops from its history;
+ * a chat client: content and tool_calls, without reasoning_content) with the tool's result. Resolves with the second turn's text.
  */
-export type LoopClient = 'responses' | 'anthropic' | 'gemini';
+export type LoopClient = 'openai' | 'responses' | 'anthropic' | 'gemini';
 
 const TOOL = {
   name: 'get_weather',
@@ -25,6 +25,8 @@ export function toolLoop(
   model: string,
   stream: boolean,
 ) {
+  if (format === 'openai')
+    return chatLoop(new OpenAI({ apiKey, baseURL: `${baseUrl}/v1`, maxRetries: 0 }), model, stream);
   if (format === 'responses')
     return responsesLoop(new OpenAI({ apiKey, baseURL: `${baseUrl}/v1`, maxRetries: 0 }), model, stream);
   if (format === 'anthropic')
@@ -128,4 +130,33 @@ async function geminiLoop(ai: GoogleGenAI, model: string, stream: boolean): Prom
     },
   ]);
   return second.map((p) => (p.thought ? '' : (p.text ?? ''))).join('');
+}
+
+async function chatLoop(client: OpenAI, model: string, stream: boolean): Promise<string> {
+  const turn = async (messages: OpenAI.ChatCompletionMessageParam[]) => {
+    const body = {
+      model,
+      messages,
+      reasoning_effort: 'medium' as const,
+      tools: [
+        {
+          type: 'function' as const,
+          function: { name: TOOL.name, description: TOOL.description, parameters: TOOL.schema },
+        },
+      ],
+    };
+    if (!stream) return (await client.chat.completions.create(body)).choices[0].message;
+    return (await client.chat.completions.stream({ ...body, stream: true }).finalChatCompletion()).choices[0]
+      .message;
+  };
+  const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: ASK }];
+  const first = await turn(messages);
+  const call = first.tool_calls?.[0];
+  if (call?.type !== 'function') throw new Error('no tool call in the first answer');
+  const second = await turn([
+    ...messages,
+    { role: 'assistant', content: first.content, tool_calls: first.tool_calls },
+    { role: 'tool', tool_call_id: call.id, content: RESULT },
+  ]);
+  return second.content ?? '';
 }

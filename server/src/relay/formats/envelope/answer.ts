@@ -1,13 +1,13 @@
 import type { HubPart, UpstreamFormat, WireFormat } from '../hub.ts';
-import { artifactOf, sealsBetween } from './artifacts.ts';
+import { artifactOf, ridesOnCalls, sealsBetween, withEnvelope } from './artifacts.ts';
 import { type Artifact, seal } from './seal.ts';
 
 /**
  * An answer's parts with each reasoning artifact of the upstream sealed into the client format's own field:
- * the thinking part keeps its text and gets the envelope as a signature of the client's format. A Gemini
- * client keeps only the thoughtSignature of a step's first function call in its history (Gemini CLI drops
- * thought parts), so there the artifacts before a call ride on that call; those after the last call on a
- * signature part of their own.
+ * the thinking part keeps its text and gets the envelope as a signature of the client's format. For Gemini
+ * and chat clients (ridesOnCalls) the artifacts before a call ride on that call; after the last call, a
+ * Gemini client gets them on a signature part of their own, a chat client not at all (a turn that calls no
+ * tool needs no thinking replayed).
  */
 export function sealAnswer(
   parts: HubPart[],
@@ -21,7 +21,7 @@ export function sealAnswer(
   for (const p of parts) {
     const a = p.type === 'thinking' ? artifactOf(p, upstream) : null;
     if (p.type === 'thinking' && a) {
-      if (client !== 'gemini')
+      if (!ridesOnCalls(client))
         out.push({
           type: 'thinking',
           text: p.text,
@@ -33,11 +33,11 @@ export function sealAnswer(
         if (p.text) out.push({ type: 'thinking', text: p.text });
       }
     } else if (p.type === 'tool_call' && pending.length) {
-      out.push({ ...p, signature: seal(key, upstream, pending), signatureFormat: 'gemini' });
+      out.push(withEnvelope(p, client, seal(key, upstream, pending)));
       pending = [];
     } else out.push(p);
   }
-  if (pending.length)
+  if (pending.length && client === 'gemini')
     out.push({
       type: 'thinking',
       text: '',

@@ -1,11 +1,11 @@
 import type { HubEvent, HubStreamEncoder, UpstreamFormat, WireFormat } from '../hub.ts';
-import { sealsBetween } from './artifacts.ts';
+import { ridesOnCalls, sealsBetween, withEnvelope } from './artifacts.ts';
 import { type Artifact, seal } from './seal.ts';
 
 /**
  * The client's stream encoder behind a step that seals the upstream's reasoning artifacts as they pass (the
  * stream form of sealAnswer): a signature event ends a thinking block, and the text since the block began
- * goes into the envelope with it. For a Gemini client the envelope waits for the next function call.
+ * goes into the envelope with it. For Gemini and chat clients the envelope waits for the next tool call.
  */
 export function sealingEncoder(
   inner: HubStreamEncoder,
@@ -20,7 +20,7 @@ export function sealingEncoder(
 
   function artifact(a: Artifact): string {
     text = '';
-    if (client === 'gemini') {
+    if (ridesOnCalls(client)) {
       pending.push(a);
       return '';
     }
@@ -28,7 +28,7 @@ export function sealingEncoder(
   }
 
   function flush(): string {
-    if (!pending.length) return '';
+    if (!pending.length || client !== 'gemini') return '';
     const signature = sealed(pending);
     pending = [];
     return inner.push({ type: 'thinking_signature', signature, format: 'gemini' });
@@ -50,7 +50,7 @@ export function sealingEncoder(
           if (!pending.length) return inner.push(ev);
           const signature = sealed(pending);
           pending = [];
-          return inner.push({ ...ev, signature, signatureFormat: 'gemini' });
+          return inner.push(withEnvelope(ev, client, signature));
         }
         case 'finish':
         case 'error':
