@@ -1,10 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { ChannelType } from '@modelgate/shared';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FormatsMock, startFormatsMock } from './support/mock-formats.ts';
-import { seedChannel, seedToken, seedUser } from './support/relay-seed.ts';
-import { startServer, type TestServer } from './support/server.ts';
+import type { TestServer } from './support/server.ts';
+import { startThreeChannels } from './support/three-channels.ts';
 
 /**
  * Hosted tools declared for a channel of another format: web search becomes the channel's own web search;
@@ -25,33 +24,11 @@ describe('relay: hosted tools across formats', () => {
 
   beforeAll(async () => {
     mock = await startFormatsMock();
-    server = await startServer({ env: { BATCH_UPDATE_INTERVAL: '3600' } });
-    const { ctx } = server;
-    const user = await seedUser(ctx, { quota: 100_000_000 });
-    apiKey = (await seedToken(ctx, { userId: user.id, remain: 100_000_000 })).apiKey;
-    await ctx.options.set(
-      'ModelRatio',
-      JSON.stringify({ 'hosted-claude': 1.5, 'hosted-gpt': 0.625, 'hosted-gemini': 0.15 }),
-    );
-    await seedChannel(ctx, {
-      type: ChannelType.Anthropic,
-      baseUrl: mock.url,
-      key: 'sk-ant-mock',
-      models: ['hosted-claude'],
-    });
-    await seedChannel(ctx, {
-      type: ChannelType.OpenAI,
-      baseUrl: mock.url,
-      key: 'sk-resp-mock',
-      models: ['hosted-gpt'],
-      setting: { responses_api: true },
-    });
-    await seedChannel(ctx, {
-      type: ChannelType.Gemini,
-      baseUrl: mock.url,
-      key: 'gm-mock',
-      models: ['hosted-gemini'],
-    });
+    ({ server, apiKey } = await startThreeChannels(mock.url, {
+      anthropic: 'hosted-claude',
+      responses: 'hosted-gpt',
+      gemini: 'hosted-gemini',
+    }));
   });
   afterAll(async () => {
     await server?.close();

@@ -1,16 +1,15 @@
-import { ChannelType } from '@modelgate/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LoopClient, toolLoop } from './support/loop-clients.ts';
 import { type ReasoningMock, startReasoningMock } from './support/mock-reasoning.ts';
-import { seedChannel, seedToken, seedUser } from './support/relay-seed.ts';
-import { startServer, type TestServer } from './support/server.ts';
+import type { TestServer } from './support/server.ts';
+import { startThreeChannels, type UpstreamWire } from './support/three-channels.ts';
 
 /**
  * A tool loop of two turns with thinking on, for every pair of an agent's format and a channel of another
  * format: the second upstream call must carry the reasoning artifact the first upstream answer issued, byte
  * for byte (the mock refuses the turn otherwise, as the real servers do), and the same thinking settings.
  */
-type Channel = 'anthropic' | 'responses' | 'gemini';
+type Channel = UpstreamWire;
 const MODEL: Record<Channel, string> = {
   anthropic: 'loop-claude',
   responses: 'loop-gpt',
@@ -39,36 +38,11 @@ describe('relay: reasoning survives a tool loop across formats', () => {
 
   beforeAll(async () => {
     mock = await startReasoningMock();
-    server = await startServer({ env: { BATCH_UPDATE_INTERVAL: '3600' } });
-    const { ctx } = server;
-    const user = await seedUser(ctx, { quota: 100_000_000 });
-    apiKey = (await seedToken(ctx, { userId: user.id, remain: 100_000_000 })).apiKey;
-    await ctx.options.set(
-      'ModelRatio',
-      JSON.stringify({ 'loop-claude': 1.5, 'loop-gpt': 0.625, 'loop-gemini': 0.15 }),
-    );
-    await seedChannel(ctx, {
-      type: ChannelType.Anthropic,
-      baseUrl: mock.url,
-      key: 'sk-ant-mock',
-      models: [MODEL.anthropic],
-      modelMapping: { [MODEL.anthropic]: 'claude-sonnet-4-5' },
-    });
-    await seedChannel(ctx, {
-      type: ChannelType.OpenAI,
-      baseUrl: mock.url,
-      key: 'sk-resp-mock',
-      models: [MODEL.responses],
-      modelMapping: { [MODEL.responses]: 'gpt-5' },
-      setting: { responses_api: true },
-    });
-    await seedChannel(ctx, {
-      type: ChannelType.Gemini,
-      baseUrl: mock.url,
-      key: 'gm-mock',
-      models: [MODEL.gemini],
-      modelMapping: { [MODEL.gemini]: 'gemini-2.5-flash' },
-    });
+    ({ server, apiKey } = await startThreeChannels(mock.url, MODEL, {
+      anthropic: 'claude-sonnet-4-5',
+      responses: 'gpt-5',
+      gemini: 'gemini-2.5-flash',
+    }));
   });
   afterAll(async () => {
     await server?.close();
