@@ -74,6 +74,8 @@ describe('relay: reasoning survives a tool loop across formats', () => {
             const reasoning = second.input.find((i: any) => i.type === 'reasoning');
             expect(reasoning.encrypted_content).toBe(mock.issued.responses.at(-1));
             expect(reasoning.summary[0].text).toContain('call the tool');
+            // The reasoning item keeps the id the upstream gave it.
+            expect(reasoning.id).toBe(mock.issued.responseItems.at(-1));
             const call = second.input.find((i: any) => i.type === 'function_call');
             expect(call.call_id).toMatch(/^call_[0-9a-f]{12}$/);
           } else {

@@ -22,6 +22,8 @@ export interface ReasoningMock {
   issued: {
     anthropic: Array<{ thinking: string; signature: string; redacted: string }>;
     responses: string[];
+    /** The ids of the reasoning items issued, in order. */
+    responseItems: string[];
     gemini: string[];
   };
   close(): Promise<void>;
@@ -43,7 +45,7 @@ export async function startReasoningMock(): Promise<ReasoningMock> {
   const mock: ReasoningMock = {
     url: '',
     requests: [],
-    issued: { anthropic: [], responses: [], gemini: [] },
+    issued: { anthropic: [], responses: [], responseItems: [], gemini: [] },
     close: async () => {},
   };
 
@@ -134,10 +136,12 @@ export async function startReasoningMock(): Promise<ReasoningMock> {
     ];
     if (toolTurn) {
       const enc = `gAAAAA${sig()}`;
+      const rs = `rs_${randomBytes(8).toString('hex')}`;
       mock.issued.responses.push(enc);
+      mock.issued.responseItems.push(rs);
       output = [
         {
-          id: `rs_${randomBytes(8).toString('hex')}`,
+          id: rs,
           type: 'reasoning',
           summary: [{ type: 'summary_text', text: THINKING }],
           encrypted_content: enc,

@@ -282,7 +282,7 @@ export type HubEvent =
   | { type: 'start'; id: string; model: string; created?: number }
   | { type: 'text'; text: string }
   | { type: 'thinking'; text: string }
-  | { type: 'thinking_signature'; signature: string; format: WireFormat }
+  | { type: 'thinking_signature'; signature: string; format: WireFormat; itemId?: string }
   | { type: 'redacted_thinking'; data: string }
   | {
       type: 'tool_call';

@@ -42,7 +42,7 @@ export function sealingEncoder(
           return inner.push(ev);
         case 'thinking_signature':
           if (ev.format !== upstream) return inner.push(ev);
-          return artifact({ t: text, s: ev.signature });
+          return artifact({ t: text, s: ev.signature, ...(ev.itemId ? { i: ev.itemId } : {}) });
         case 'redacted_thinking':
           return upstream === 'anthropic' ? artifact({ t: '', r: ev.data }) : inner.push(ev);
         case 'tool_call': {
