@@ -113,6 +113,16 @@ describe('relay: hosted tools across formats', () => {
     expect(mock.requests.at(-1)?.body.tools).toEqual([{ googleSearch: {} }]);
   });
 
+  it("maps a chat client's web_search_options to Anthropic's web search tool", async () => {
+    const client = new OpenAI({ apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
+    await client.chat.completions.create({
+      model: 'hosted-claude',
+      messages: [{ role: 'user', content: 'News?' }],
+      web_search_options: { search_context_size: 'low' },
+    });
+    expect(mock.requests.at(-1)?.body.tools).toEqual([{ type: 'web_search_20250305', name: 'web_search' }]);
+  });
+
   it("refuses Claude's code execution on a Gemini channel in Anthropic's error shape", async () => {
     const r = await post(
       '/v1/messages',

@@ -36,7 +36,7 @@ function isWebSearch(t: HubOpaque): boolean {
   if (t.format === 'responses') return typeof v.type === 'string' && v.type.startsWith('web_search');
   if (t.format === 'gemini')
     return 'googleSearch' in v || 'google_search' in v || 'googleSearchRetrieval' in v;
-  return false;
+  return t.format === 'openai' && v.type === 'web_search_options';
 }
 
 /** The upstream format's own web search tool, or undefined where it has none. */
