@@ -1,3 +1,4 @@
+import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LoopClient, toolLoop } from './support/loop-clients.ts';
 import { type ReasoningMock, startReasoningMock } from './support/mock-reasoning.ts';
@@ -84,4 +85,47 @@ describe('relay: reasoning survives a tool loop across formats', () => {
             expect(call.thoughtSignature).toBe(mock.issued.gemini.at(-1));
           }
         });
+
+  it('drops an envelope that comes back to a channel of another format, and one that was tampered with', async () => {
+    const client = new Anthropic({ apiKey, baseURL: server.url, maxRetries: 0 });
+    const body = {
+      max_tokens: 16384,
+      thinking: { type: 'enabled' as const, budget_tokens: 4096 },
+      tools: [{ name: 'get_weather', input_schema: { type: 'object' as const, properties: {} } }],
+    };
+    const ask: Anthropic.MessageParam = { role: 'user', content: 'What is the weather in Paris?' };
+    const first = await client.messages.create({ ...body, model: MODEL.responses, messages: [ask] });
+    const thinking = first.content.find((b) => b.type === 'thinking');
+    const call = first.content.find((b) => b.type === 'tool_use');
+    if (thinking?.type !== 'thinking' || call?.type !== 'tool_use')
+      throw new Error('no thinking and tool_use');
+    const raw = Buffer.from(thinking.signature, 'base64');
+    raw[raw.length - 1] ^= 1;
+    const tampered = { ...thinking, signature: raw.toString('base64') };
+    for (const [model, block] of [
+      [MODEL.anthropic, thinking],
+      [MODEL.gemini, thinking],
+      [MODEL.responses, tampered],
+    ] as const) {
+      const before = mock.requests.length;
+      // With the reasoning dropped, the Gemini and Responses mocks refuse the turn (stricter than the real ones,
+      // which take Google's skip value and a call without its reasoning); Anthropic's goes on without thinking.
+      const second = await client.messages
+        .create({
+          ...body,
+          model,
+          messages: [
+            ask,
+            { role: 'assistant', content: [block, call] },
+            { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: '18C' }] },
+          ],
+        })
+        .catch((e) => (model === MODEL.anthropic ? Promise.reject(e) : null));
+      if (model === MODEL.anthropic) expect(second?.content.length).toBeGreaterThan(0);
+      const sent = mock.requests.slice(before).map((r) => JSON.stringify(r.body));
+      expect(sent).toHaveLength(1);
+      expect(sent[0]).not.toContain(block.signature);
+      expect(sent[0]).not.toContain(mock.issued.responses.at(-1));
+    }
+  });
 });

@@ -7,6 +7,7 @@ import { codecFor, upstreamCodecFor } from './formats/codecs.ts';
 import { geminiBatchBody, openaiEmbedBody, openaiEmbedTexts } from './formats/embeddings.ts';
 import { envelopeKeyOf } from './formats/envelope/keys.ts';
 import { openEnvelopes } from './formats/envelope/request.ts';
+import { ENVELOPE_PREFIX } from './formats/envelope/seal.ts';
 import { hostedToolsFor } from './formats/hosted-tools.ts';
 import type { CodecContext, HubRequest } from './formats/hub.ts';
 import { MODE_PATHS } from './formats/openai/request.ts';
@@ -81,7 +82,7 @@ export function outgoingFor(
     for (const [k, v] of input.form ?? []) form.append(k, k === 'model' ? call.model : v);
     return { body: form };
   }
-  if (input.mode === 'chat' && call.format !== input.format)
+  if (input.mode === 'chat' && (call.format !== input.format || strayEnvelope(input)))
     return converted(input, call, adapter, ch, requestId);
   if (input.mode === 'embeddings' && call.format !== input.format) {
     const texts = input.embedTexts ?? openaiEmbedTexts(input.json);
@@ -134,13 +135,14 @@ function converted(
   ch: ChannelEntry,
   requestId: string,
 ): Outgoing {
-  if (input.format === 'responses' && input.json?.previous_response_id)
+  const other = call.format !== input.format;
+  if (other && input.format === 'responses' && input.json?.previous_response_id)
     throw badRequest(
       `previous_response_id cannot be resolved for model ${input.info.model}: its channel does not store responses; send the whole conversation in input`,
       'invalid_value',
       'previous_response_id',
     );
-  if (input.format === 'gemini' && typeof input.json?.cachedContent === 'string')
+  if (other && input.format === 'gemini' && typeof input.json?.cachedContent === 'string')
     throw badRequest(
       `cachedContent cannot be used with model ${input.info.model}: its channel is not Gemini's`,
       'invalid_value',
@@ -172,6 +174,17 @@ function converted(
   out.converted = hub;
   if (hosted.dropped.length) out.droppedTools = hosted.dropped;
   return out;
+}
+
+/**
+ * A body for a channel of the client's own format that carries one of the gateway's reasoning envelopes (a
+ * conversation that was served by a channel of another format before): it goes through the hub, where the
+ * envelope is dropped as the foreign signature it is for this channel, instead of being relayed as it came.
+ * Envelopes are whole JSON strings, so the raw text is searched for one starting a string.
+ */
+function strayEnvelope(input: RelayInput): boolean {
+  if (input.format === 'openai' || !input.hub) return false;
+  return (rawJsonOf(input.json ?? {}) ?? JSON.stringify(input.json)).includes(`"${ENVELOPE_PREFIX}`);
 }
 
 function finish(

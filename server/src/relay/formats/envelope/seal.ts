@@ -23,6 +23,8 @@ export interface Artifact {
  * Base64 because every client format's opaque field (Gemini's thoughtSignature is bytes) accepts it.
  */
 const MAGIC = Buffer.from('MGE1');
+/** How every envelope's text begins (MAGIC in base64). */
+export const ENVELOPE_PREFIX = 'TUdFM';
 const AAD = (format: UpstreamFormat) => Buffer.from(`modelgate-reasoning:${format}`);
 
 /** The envelope key: HKDF-SHA256 of the server's secret, for this one purpose. */
@@ -41,7 +43,9 @@ export function seal(key: Buffer, format: UpstreamFormat, artifacts: Artifact[])
 
 /** Does this signature look like one of the gateway's envelopes (whether or not it verifies)? */
 export function isEnvelope(sig: string): boolean {
-  return sig.startsWith('TUdFM') && Buffer.from(sig.slice(0, 8), 'base64').subarray(0, 4).equals(MAGIC);
+  return (
+    sig.startsWith(ENVELOPE_PREFIX) && Buffer.from(sig.slice(0, 8), 'base64').subarray(0, 4).equals(MAGIC)
+  );
 }
 
 /** The artifacts an envelope holds, or null when it does not verify for this upstream format. */
