@@ -290,7 +290,12 @@ describe('responses codec: recorded streams decode to the hub, event by event', 
     const done = JSON.parse(lines[3]).item.encrypted_content;
     expect(added).not.toBe(done);
     const sig = decodeLines(lines).find((e) => e.type === 'thinking_signature');
-    expect(sig).toEqual({ type: 'thinking_signature', signature: done, format: 'responses' });
+    expect(sig).toEqual({
+      type: 'thinking_signature',
+      signature: done,
+      format: 'responses',
+      itemId: JSON.parse(lines[3]).item.id,
+    });
   });
 
   it('emits events as they arrive, not at the end', () => {

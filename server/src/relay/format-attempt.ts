@@ -6,6 +6,10 @@ import type { RelayReply, RelayRequest } from './exchange.ts';
 import { codecFor, upstreamCodecFor } from './formats/codecs.ts';
 import { sseData, sseEvent } from './formats/common.ts';
 import { embeddingList, geminiEmbedAnswer, openaiEmbedAnswer } from './formats/embeddings.ts';
+import { sealAnswer } from './formats/envelope/answer.ts';
+import { envelopeKeyOf } from './formats/envelope/keys.ts';
+import { sealingEncoder } from './formats/envelope/stream.ts';
+import { DROPPED_TOOLS_HEADER } from './formats/hosted-tools.ts';
 import type { CodecContext, HubError, HubRequest, HubUsage, WireFormat } from './formats/hub.ts';
 import { countPrompt, usageFromHub } from './formats/hub-count.ts';
 import type { Produced, RelayInput } from './input.ts';
@@ -68,10 +72,13 @@ export async function answerInFormats(x: FormatExchange, text: string): Promise<
     throw malformedAnswer();
   }
   if (x.input.mode === 'embeddings') return embeddingsAnswer(x, json, text);
+  noteDroppedTools(x);
   const answer = upstreamCodecFor(x.call.format).decodeResponse(json, upstreamCtx(x));
   const usage = await billable(x, answer.usage, () => answerText(answer.parts));
-  if (x.out.converted) x.reply.code(200).send(codecFor(x.input.format).encodeResponse(answer, clientCtx(x)));
-  else x.reply.code(200).header('content-type', 'application/json').send(text);
+  if (x.out.converted) {
+    const parts = sealAnswer(answer.parts, x.call.format, x.input.format, envelopeKeyOf(x.call.options));
+    x.reply.code(200).send(codecFor(x.input.format).encodeResponse({ ...answer, parts }, clientCtx(x)));
+  } else x.reply.code(200).header('content-type', 'application/json').send(text);
   return { usage, firstAt: 0 };
 }
 
@@ -103,6 +110,7 @@ async function embeddingsAnswer(x: FormatExchange, json: any, text: string): Pro
 /** A streamed answer in any pair of formats: converted event by event, or forwarded as it came. */
 export async function streamInFormats(x: FormatExchange): Promise<Produced> {
   const { reply, state } = x;
+  noteDroppedTools(x);
   const pingOn = state.ctx.options.bool('general_setting.ping_interval_enabled');
   const array = x.input.jsonArray === true;
   const outcome = await relayFormatStream(
@@ -117,7 +125,14 @@ export async function streamInFormats(x: FormatExchange): Promise<Produced> {
       onStart: () => reply.hijack(),
       decoder: upstreamCodecFor(x.call.format).streamDecoder(upstreamCtx(x)),
       newDecoder: () => upstreamCodecFor(x.call.format).streamDecoder(upstreamCtx(x)),
-      encoder: x.out.converted ? codecFor(x.input.format).streamEncoder(clientCtx(x)) : undefined,
+      encoder: x.out.converted
+        ? sealingEncoder(
+            codecFor(x.input.format).streamEncoder(clientCtx(x)),
+            x.call.format,
+            x.input.format,
+            envelopeKeyOf(x.call.options),
+          )
+        : undefined,
       arrayFrames: array && !x.out.converted,
       errorFrame: (err) => streamErrorFrame(x.input.format, err, x.req.id),
     },
@@ -139,6 +154,11 @@ export async function streamInFormats(x: FormatExchange): Promise<Produced> {
       ? `upstream failed mid-stream: ${outcome.error.message}`
       : undefined;
   return { usage, firstAt: outcome.firstAt, note };
+}
+
+/** The hosted tools the request went without (the operator allows dropping them), said in a header. */
+function noteDroppedTools(x: FormatExchange): void {
+  if (x.out.droppedTools?.length) x.reply.header(DROPPED_TOOLS_HEADER, x.out.droppedTools.join(', '));
 }
 
 /** The upstream's usage, or (when it reported none) the prompt and answer counted here. */

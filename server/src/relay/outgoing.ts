@@ -5,6 +5,10 @@ import type { ChannelEntry } from './cache/channels.ts';
 import { badRequest } from './errors.ts';
 import { codecFor, upstreamCodecFor } from './formats/codecs.ts';
 import { geminiBatchBody, openaiEmbedBody, openaiEmbedTexts } from './formats/embeddings.ts';
+import { envelopeKeyOf } from './formats/envelope/keys.ts';
+import { openEnvelopes } from './formats/envelope/request.ts';
+import { ENVELOPE_PREFIX } from './formats/envelope/seal.ts';
+import { hostedToolsFor } from './formats/hosted-tools.ts';
 import type { CodecContext, HubRequest } from './formats/hub.ts';
 import { MODE_PATHS } from './formats/openai/request.ts';
 import type { RelayInput } from './input.ts';
@@ -54,6 +58,8 @@ export interface Outgoing {
   json?: Record<string, unknown>;
   /** Set when the channel speaks another format than the client: the request as the upstream got it. */
   converted?: HubRequest;
+  /** Hosted tools of the client's format left out on the operator's say (none unless that is allowed). */
+  droppedTools?: string[];
   /** An embeddings request converted between OpenAI's and Gemini's formats. */
   embedConverted?: boolean;
 }
@@ -76,7 +82,7 @@ export function outgoingFor(
     for (const [k, v] of input.form ?? []) form.append(k, k === 'model' ? call.model : v);
     return { body: form };
   }
-  if (input.mode === 'chat' && call.format !== input.format)
+  if (input.mode === 'chat' && (call.format !== input.format || strayEnvelope(input)))
     return converted(input, call, adapter, ch, requestId);
   if (input.mode === 'embeddings' && call.format !== input.format) {
     const texts = input.embedTexts ?? openaiEmbedTexts(input.json);
@@ -129,13 +135,14 @@ function converted(
   ch: ChannelEntry,
   requestId: string,
 ): Outgoing {
-  if (input.format === 'responses' && input.json?.previous_response_id)
+  const other = call.format !== input.format;
+  if (other && input.format === 'responses' && input.json?.previous_response_id)
     throw badRequest(
       `previous_response_id cannot be resolved for model ${input.info.model}: its channel does not store responses; send the whole conversation in input`,
       'invalid_value',
       'previous_response_id',
     );
-  if (input.format === 'gemini' && typeof input.json?.cachedContent === 'string')
+  if (other && input.format === 'gemini' && typeof input.json?.cachedContent === 'string')
     throw badRequest(
       `cachedContent cannot be used with model ${input.info.model}: its channel is not Gemini's`,
       'invalid_value',
@@ -148,13 +155,36 @@ function converted(
     stream: call.stream,
     requestId,
   });
-  const hub: HubRequest = { ...input.hub, model: call.model, stream: call.stream };
+  const hosted = hostedToolsFor(
+    input.hub.serverTools,
+    call.format,
+    input.format,
+    call.options.bool('global.drop_unsupported_hosted_tools_enabled'),
+  );
+  const hub: HubRequest = openEnvelopes(
+    { ...input.hub, model: call.model, stream: call.stream, serverTools: hosted.serverTools },
+    input.format,
+    call.format,
+    envelopeKeyOf(call.options),
+  );
   if (call.format === 'anthropic') ctx.defaultMaxTokens = claudeDefaultMaxTokens(call);
   const json = upstreamCodecFor(call.format).encodeRequest(hub, ctx);
   if (call.format === 'openai' && !adapter.streamUsage(ch)) delete json.stream_options;
   const out = finish(json, call, adapter, ch);
   out.converted = hub;
+  if (hosted.dropped.length) out.droppedTools = hosted.dropped;
   return out;
+}
+
+/**
+ * A body for a channel of the client's own format that carries one of the gateway's reasoning envelopes (a
+ * conversation that was served by a channel of another format before): it goes through the hub, where the
+ * envelope is dropped as the foreign signature it is for this channel, instead of being relayed as it came.
+ * Envelopes are whole JSON strings, so the raw text is searched for one starting a string.
+ */
+function strayEnvelope(input: RelayInput): boolean {
+  if (input.format === 'openai' || !input.hub) return false;
+  return (rawJsonOf(input.json ?? {}) ?? JSON.stringify(input.json)).includes(`"${ENVELOPE_PREFIX}`);
 }
 
 function finish(

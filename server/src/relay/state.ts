@@ -10,6 +10,7 @@ import { TokenCache } from './cache/tokens.ts';
 import { UserCache } from './cache/users.ts';
 import { createModelRateLimit, type ModelRateLimit } from './checks/model-rate-limit.ts';
 import { createSensitiveCheck, type SensitiveCheck } from './checks/sensitive.ts';
+import { registerEnvelopeKey } from './formats/envelope/keys.ts';
 import { createMinuteLimits, type MinuteLimits } from './limits/minute-limits.ts';
 import { createNotifier, type Notifier } from './notify.ts';
 import { Router } from './router/router.ts';
@@ -62,6 +63,7 @@ export function relayState(ctx: AppContext): RelayState {
       minuteLimits: createMinuteLimits(ctx),
       metrics: ctx.metrics?.relay,
     };
+    registerEnvelopeKey(ctx.options, ctx.config.cryptoSecret);
     const shared = s.ledger;
     s.users.onReload = (account) => shared.reloadShared(account);
     s.tokens.onReload = (account) => shared.reloadShared(account);

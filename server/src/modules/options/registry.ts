@@ -306,6 +306,9 @@ export const OPTIONS: Record<string, OptionDef> = {
   'claude.default_max_tokens': ratioMap('{"default":8192}'),
   'claude.thinking_adapter_budget_tokens_percentage': fraction(0.8),
   'global.pass_through_request_enabled': b(false),
+  // Hosted tools a channel of another format has no equivalent of: dropped (and named in a response header)
+  // instead of refused with a 400.
+  'global.drop_unsupported_hosted_tools_enabled': b(false),
   'general_setting.ping_interval_enabled': b(false),
   'general_setting.ping_interval_seconds': intAtLeast(60, 1),
   // Chat links shown in the status object (spec 000 §3 chat_link, chat_link2)

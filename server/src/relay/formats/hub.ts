@@ -8,7 +8,8 @@
  * arguments, tool results carrying images, refusals, cache-read, cache-write and reasoning token counts.
  * Things only one format understands (an encrypted reasoning item, a Gemini thought signature, an Anthropic
  * thinking signature) travel tagged with the format that made them, and an encoder drops what was made for
- * another format instead of sending something the upstream cannot verify.
+ * another format instead of sending something the upstream cannot verify. To a client of another format they
+ * go sealed in an envelope (envelope/), in that client's own opaque field, and come back restored.
  *
  * When the client's format is the channel's, nothing goes through the hub: the body is relayed as it came.
  */
@@ -189,7 +190,9 @@ export interface HubRequest {
   tools: HubTool[];
   /**
    * Tools only one format's server runs (Anthropic's web_search_20250305, code_execution ...), kept whole and
-   * tagged with that format: its encoder puts them back, every other encoder drops them.
+   * tagged with that format: its encoder puts them back, every other encoder drops them. Before a request goes
+   * to another format, hosted-tools.ts maps web search to its equivalent and refuses the rest (or drops them
+   * where the operator allows it, saying so in a response header).
    */
   serverTools?: HubOpaque[];
   toolChoice?: HubToolChoice;
@@ -279,7 +282,7 @@ export type HubEvent =
   | { type: 'start'; id: string; model: string; created?: number }
   | { type: 'text'; text: string }
   | { type: 'thinking'; text: string }
-  | { type: 'thinking_signature'; signature: string; format: WireFormat }
+  | { type: 'thinking_signature'; signature: string; format: WireFormat; itemId?: string }
   | { type: 'redacted_thinking'; data: string }
   | {
       type: 'tool_call';

@@ -13,6 +13,11 @@ const budget = (key: string): FieldDef => ({
 
 const GLOBAL: FieldDef[] = [
   { key: 'global.pass_through_request_enabled', kind: 'switch', help: 'settings.help.passThrough' },
+  {
+    key: 'global.drop_unsupported_hosted_tools_enabled',
+    kind: 'switch',
+    help: 'settings.help.dropHostedTools',
+  },
   { key: 'general_setting.ping_interval_enabled', kind: 'switch' },
   { key: 'general_setting.ping_interval_seconds', kind: 'number', min: 1 },
 ];

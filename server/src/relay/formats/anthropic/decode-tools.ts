@@ -5,8 +5,9 @@ import { cacheOf } from './decode-content.ts';
 /**
  * `tools`. A custom tool ({name, description, input_schema}, `type` absent or "custom") is a hub tool. A typed
  * tool (web_search_20250305, code_execution_..., bash_..., text_editor_...) has no input_schema: Anthropic
- * runs it or defines it, so it travels whole as a server tool that only an Anthropic upstream gets back;
- * any other upstream never sees it (it would be a function without parameters the model cannot really use).
+ * runs it or defines it, so it travels whole as a server tool that only an Anthropic upstream gets back
+ * (as a function without parameters another model could not really use it); hosted-tools.ts maps a web
+ * search to another format's own and refuses (or, on the operator's say, drops) the others.
  */
 export function decodeTools(v: unknown): { tools: HubTool[]; serverTools: HubOpaque[] } {
   const tools: HubTool[] = [];

@@ -2,6 +2,7 @@ import { badRequest } from '../../errors.ts';
 import { withDefined } from '../common.ts';
 import type {
   CodecContext,
+  HubOpaque,
   HubRequest,
   HubResponseFormat,
   HubThinkingConfig,
@@ -57,8 +58,18 @@ export function decodeRequest(body: Obj, _ctx: CodecContext): HubRequest {
       toolChoice: decodeToolChoice(body),
       parallelToolCalls: optBool(body, 'parallel_tool_calls'),
       user: optString(body, 'user') ?? optString(body, 'safety_identifier'),
+      serverTools: webSearchOptions(body),
     },
   );
+}
+
+/**
+ * `web_search_options` (OpenAI's search models) as a hosted web search, which hosted-tools.ts maps to another
+ * format's own web search.
+ */
+function webSearchOptions(body: Obj): HubOpaque[] | undefined {
+  const o = optObj(body, 'web_search_options');
+  return o ? [{ type: 'opaque', format: 'openai', value: { type: 'web_search_options', ...o } }] : undefined;
 }
 
 function decodeStop(v: unknown): string[] | undefined {

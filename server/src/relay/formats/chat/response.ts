@@ -96,7 +96,8 @@ export function clientCallId(c: { id: string; signature?: string; signatureForma
 
 /**
  * A hub response as a chat.completion. Thinking goes out as reasoning_content (what DeepSeek and xAI
- * clients read); its signature, redacted thinking and other formats' opaque parts have no place in chat.
+ * clients read); its signature, redacted thinking and other formats' opaque parts have no place in chat (an
+ * upstream's reasoning artifacts reach chat clients sealed inside the next tool call's id, see envelope/).
  */
 export function encodeResponse(res: HubResponse, _ctx: CodecContext): unknown {
   const text = res.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');

@@ -22,7 +22,8 @@ const EMPTY_PARAMETERS = { type: 'object', properties: {} };
 /**
  * `tools`: function declarations become hub tools (`parameters` in Gemini's Schema is read as JSON Schema,
  * `parametersJsonSchema` taken as is); Google-run tools (googleSearch, codeExecution, urlContext, fileSearch,
- * googleMaps ...) become Gemini server tools, which a Gemini upstream gets back and every other drops.
+ * googleMaps ...) become Gemini server tools, which a Gemini upstream gets back; for other upstreams
+ * hosted-tools.ts maps googleSearch to their web search and refuses (or, on the operator's say, drops) the rest.
  */
 export function decodeTools(body: Obj): { tools: HubTool[]; serverTools: HubOpaque[] } {
   const tools: HubTool[] = [];

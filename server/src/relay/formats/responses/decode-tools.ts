@@ -5,8 +5,8 @@ import type { HubOpaque, HubTool, HubToolChoice } from '../hub.ts';
 /**
  * `tools`: flat function tools and custom (freeform) tools as hub tools. Hosted tools (web_search,
  * file_search, image_generation, code_interpreter, computer_use, mcp, local_shell ...) run inside OpenAI: they
- * travel whole as Responses server tools, which every other format's encoder drops, so another upstream
- * answers without them instead of refusing the request.
+ * travel whole as Responses server tools; for an upstream of another format hosted-tools.ts maps a web search
+ * to that format's own and refuses (or, on the operator's say, drops) the others.
  */
 export function decodeTools(body: Obj): { tools: HubTool[]; serverTools: HubOpaque[] } {
   const list = body.tools;

@@ -85,7 +85,10 @@ export const itemId = {
   custom: () => newId('ctc_'),
 };
 
-/** A reasoning item for hub thinking; encrypted_content only when it was made by Responses. */
+/**
+ * A reasoning item for hub thinking; encrypted_content only when it is Responses' own or the gateway's
+ * envelope of another upstream's artifact (both tagged 'responses').
+ */
 export function reasoningItem(
   t: Pick<HubThinking, 'text' | 'signature' | 'signatureFormat' | 'itemId'>,
   id?: string,
@@ -123,7 +126,8 @@ export function callItem(c: HubToolCall, id?: string): OutputItem {
 
 /**
  * Hub answer parts as output items: neighbouring text and refusal parts share one message, thinking becomes
- * reasoning items (redacted thinking has no place), Responses' own opaque items go back unchanged. Calls of
+ * reasoning items (another upstream's signed or redacted thinking arrives here already sealed into an
+ * envelope signature of this format, see envelope/), Responses' own opaque items go back unchanged. Calls of
  * the request's custom tools (`customTools`) are custom_tool_call items even when the upstream made them
  * function calls with `{"input": ...}`.
  */

@@ -150,7 +150,13 @@ export function streamDecoder(ctx: CodecContext): HubStreamDecoder {
           think(st, `${prefix}${i}`, t, out, true);
         });
         const enc = str(item.encrypted_content);
-        if (enc) out.push({ type: 'thinking_signature', signature: enc, format: 'responses' });
+        if (enc)
+          out.push({
+            type: 'thinking_signature',
+            signature: enc,
+            format: 'responses',
+            ...(typeof item.id === 'string' && item.id ? { itemId: item.id } : {}),
+          });
         return;
       }
       case 'function_call':

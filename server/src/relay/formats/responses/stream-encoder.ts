@@ -335,7 +335,7 @@ export function streamEncoder(ctx: CodecContext): HubStreamEncoder {
         case 'error':
           return fail(ev);
         default:
-          // Redacted thinking and other formats' opaque parts have no place in a Response.
+          // Other formats' opaque parts have no place in a Response (redacted thinking comes sealed, as a signature).
           return '';
       }
     },
