@@ -27,7 +27,7 @@ export type LogColumn = ColumnType<LogItem> & { key: string };
 export function logColumns(opts: {
   t: TFunction;
   admin: boolean;
-  formatQuota: (q: number, digits?: number) => string;
+  formatQuota: (q: number) => string;
   onUser: (id: number) => void;
 }): LogColumn[] {
   const { t, admin, formatQuota, onUser } = opts;
@@ -169,7 +169,7 @@ export function logColumns(opts: {
       key: 'quota',
       title: t('log.colQuota'),
       dataIndex: 'quota',
-      render: (q: number) => (q ? formatQuota(q, 6) : null),
+      render: (q: number) => (q ? formatQuota(q) : null),
     },
     admin && {
       key: 'retry',
