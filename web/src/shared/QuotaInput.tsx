@@ -22,7 +22,8 @@ export function QuotaInput({
 }) {
   const { quotaPerUnit, displayInCurrency, toUnits, abbreviate } = useQuotaFormat();
   // Presets are round amounts: `$10`, not `$10.00`.
-  const label = (q: number) => (displayInCurrency ? `$${Number.parseFloat(toUnits(q).toFixed(6))}` : abbreviate(q));
+  const label = (q: number) =>
+    displayInCurrency ? `$${Number.parseFloat(toUnits(q).toFixed(6))}` : abbreviate(q);
   // Presets are defined at the default 500000 quota per dollar; keep their dollar meaning when it differs.
   const scaled = presets.map((p) => Math.round((p / 500_000) * quotaPerUnit));
   return (
