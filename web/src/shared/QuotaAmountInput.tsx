@@ -4,7 +4,7 @@ import { useQuotaFormat } from './QuotaText.tsx';
 
 /**
  * A quota field in the unit people read: with currency display on it takes US$ (the `$` before the number)
- * and shows the quota it stores beside it; otherwise it takes quota and says so. Its value is always quota
+ * and shows the quota it stores under it; otherwise it takes quota and says so. Its value is always quota
  * (a whole number), so it sits in an antd Form.Item like a plain number field.
  */
 export function QuotaAmountInput({
@@ -23,7 +23,6 @@ export function QuotaAmountInput({
   const { t } = useTranslation();
   const { displayInCurrency, toUnits, fromUnits } = useQuotaFormat();
   const quota = value === undefined || value === null ? null : Number(value);
-  const beside = (text: string) => <Typography.Text type="secondary">{text}</Typography.Text>;
   if (!displayInCurrency)
     return (
       <InputNumber<number>
@@ -34,19 +33,24 @@ export function QuotaAmountInput({
         precision={0}
         value={quota}
         onChange={(v) => onChange?.(v)}
-        suffix={beside(t('common.quotaUnit'))}
+        suffix={<Typography.Text type="secondary">{t('common.quotaUnit')}</Typography.Text>}
       />
     );
+  // The quota goes under the field, not inside it: a long figure would squeeze out what is typed.
   return (
-    <InputNumber<number>
-      id={id}
-      data-testid={testId}
-      style={{ width: '100%' }}
-      min={toUnits(min)}
-      prefix="$"
-      value={quota === null ? null : toUnits(quota)}
-      onChange={(v) => onChange?.(v === null ? null : fromUnits(v))}
-      suffix={beside(t('common.quotaEquals', { quota: (quota ?? 0).toLocaleString('en-US') }))}
-    />
+    <>
+      <InputNumber<number>
+        id={id}
+        data-testid={testId}
+        style={{ width: '100%' }}
+        min={toUnits(min)}
+        prefix="$"
+        value={quota === null ? null : toUnits(quota)}
+        onChange={(v) => onChange?.(v === null ? null : fromUnits(v))}
+      />
+      <Typography.Text type="secondary" style={{ display: 'block', fontSize: 12, wordBreak: 'break-all' }}>
+        {t('common.quotaEquals', { quota: (quota ?? 0).toLocaleString('en-US') })}
+      </Typography.Text>
+    </>
   );
 }
