@@ -2,6 +2,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { seedChannel } from '../../server/test/support/relay-seed.ts';
 import {
+  ARTIFACTS,
   type Gateway,
   launchBrowser,
   loginViaApi,
@@ -56,6 +57,10 @@ describe('model pricing editor', () => {
     expect(gw.ctx.options.get('ModelRatio') ?? '{}').toBe('{}');
     const note = page.getByTestId('pricing-builtin-note');
     await poll(() => note.innerText()).toMatch(/共 0 个模型.*未列出的模型按网关内置价格计费（\d+ 个模型）/s);
+    // The card under the fixed header, not behind it.
+    await note.scrollIntoViewIfNeeded();
+    await page.evaluate(() => window.scrollBy(0, -120));
+    await page.screenshot({ path: `${ARTIFACTS}pricing-editor-json-light-zh-desktop.png` });
   });
 
   test('the visual editor lists built-in prices, marked as built in', async () => {
