@@ -30,6 +30,8 @@ const ALICE = { username: 'alice', password: 'alice-pass-1234' };
 const CALL = 250_000;
 const TOKEN_BUDGET = 4 * CALL;
 const USER_BUDGET = 20 * CALL;
+/** What a person types in a budget field for an amount of quota: dollars at 500000 quota per $1. */
+const usd = (quota: number) => String(quota / 500_000);
 
 let gw: Gateway;
 let upstream: Awaited<ReturnType<typeof gatedUpstream>>;
@@ -108,10 +110,10 @@ describe('periodic budgets in the console', () => {
     await page.locator('#token_unlimited_quota').click();
     // The period stays off until there is an amount.
     expect(await page.locator('#token_budget_period').isDisabled()).toBe(true);
-    await page.locator('#token_budget_quota').fill(String(TOKEN_BUDGET));
-    // Beside the amount, what it is worth.
+    // The amount is in dollars (the display currency); beside it, the quota it stores.
+    await page.locator('#token_budget_quota').fill(usd(TOKEN_BUDGET));
     const amountItem = page.locator('.ant-form-item').filter({ has: page.locator('#token_budget_quota') });
-    await expect.poll(() => amountItem.innerText()).toContain('$2.00');
+    await expect.poll(() => amountItem.innerText()).toContain('= 1,000,000 额度');
     await page.locator('#token_budget_period').click();
     await option(page, '每天').click();
     // A daily budget takes a time of day, midnight unless changed.
@@ -145,7 +147,7 @@ describe('periodic budgets in the console', () => {
   test('opened again, the drawer shows the saved budget; an amount the server refuses changes nothing', async () => {
     const page = alice.page;
     await rows(page).filter({ hasText: 'daily-cap' }).getByRole('button', { name: '编辑' }).click();
-    await expect.poll(() => page.locator('#token_budget_quota').inputValue()).toBe(String(TOKEN_BUDGET));
+    await expect.poll(() => page.locator('#token_budget_quota').inputValue()).toBe(usd(TOKEN_BUDGET));
     expect(await page.locator('#token_budget_period').locator('..').locator('..').innerText()).toContain(
       '每天',
     );
@@ -153,8 +155,8 @@ describe('periodic budgets in the console', () => {
 
     const before = await tokenRow();
     await page.locator('#token_name').fill('renamed');
-    // The number field takes any whole number; past 2^53 the server says no.
-    await page.locator('#token_budget_quota').fill('100000000000000000000');
+    // The number field takes any amount; past 2^53 quota the server says no.
+    await page.locator('#token_budget_quota').fill(usd(1e20));
     await page.getByTestId('token-submit').click();
     await expect.poll(() => toast(page, 'budget_quota is too large').count()).toBeGreaterThan(0);
     // The drawer stays open with what was typed, and the row is as it was.
@@ -174,7 +176,7 @@ describe('periodic budgets in the console', () => {
     const page = alice.page;
     await page.getByRole('button', { name: '添加令牌' }).click();
     await page.locator('#token_name').fill('ten-days');
-    await page.locator('#token_budget_quota').fill(String(2 * CALL));
+    await page.locator('#token_budget_quota').fill(usd(2 * CALL));
     await page.locator('#token_budget_period').click();
     await option(page, '自定义天数').click();
     // From today at midnight, unless changed; 30 days unless changed.
@@ -212,14 +214,14 @@ describe('periodic budgets in the console', () => {
     // First a refused amount: the message is the server's, and nothing is saved.
     const before = await userRow();
     await page.locator('#editUser_display_name').fill('Alice B.');
-    await page.locator('#editUser_budget_quota').fill('100000000000000000000');
+    await page.locator('#editUser_budget_quota').fill(usd(1e20));
     await page.locator('#editUser_budget_period').click();
     await option(page, '每月').click();
     await page.getByRole('button', { name: '保存' }).click();
     await expect.poll(() => toast(page, 'budget_quota is too large').count()).toBeGreaterThan(0);
     expect(await userRow()).toEqual(before);
 
-    await page.locator('#editUser_budget_quota').fill(String(USER_BUDGET));
+    await page.locator('#editUser_budget_quota').fill(usd(USER_BUDGET));
     // A monthly budget takes a date and time: the first of this month, midnight, unless changed.
     const first = new Date(new Date().getFullYear(), new Date().getMonth(), 1);
     expect(await page.locator('#editUser_budget_reset').inputValue()).toBe(local(first, true));

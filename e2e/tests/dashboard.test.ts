@@ -72,8 +72,8 @@ describe('dashboard', () => {
       page.locator('.ant-statistic').filter({ hasText: title }).locator('.ant-statistic-content');
     await expect.poll(() => stat('统计次数').innerText()).toBe('5');
     expect(await stat('统计 Tokens').innerText()).toBe('7,600');
-    // 409000 quota at 500000 per US$.
-    expect(await stat('统计额度').innerText()).toBe('$0.82');
+    // 409000 quota at 500000 per US$: the amount as it is, not rounded to cents.
+    expect(await stat('统计额度').innerText()).toBe('$0.818');
     expect(await page.locator('canvas').count()).toBeGreaterThan(0);
     await page.getByRole('tab', { name: '模型调用次数占比' }).click();
     await expect.poll(() => page.locator('canvas').count()).toBeGreaterThan(0);

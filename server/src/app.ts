@@ -82,7 +82,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(
     async (api) => {
       api.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
-        if (err instanceof ApiError) return reply.status(err.status).send(fail(err.message));
+        if (err instanceof ApiError)
+          return reply
+            .status(err.status)
+            .send(err.code ? { ...fail(err.message), code: err.code } : fail(err.message));
         const status = (err as FastifyError).statusCode ?? 500;
         if (status >= 500) {
           req.log.error({ err }, 'unhandled error');

@@ -126,6 +126,14 @@ describe('GET /api/pricing and the reset of model ratios', () => {
     expect(body.data.map((r) => r.model_name)).toContain('disabled-only');
   });
 
+  it('gives admins the built-in price tables by option key', async () => {
+    expect((await user.get('/api/pricing/defaults')).status).toBe(403);
+    const res = await admin.get('/api/pricing/defaults');
+    expect(res.success).toBe(true);
+    expect(res.data.ModelRatio['gpt-4.1']).toBe(DEFAULT_MODEL_RATIO['gpt-4.1']);
+    expect(res.data.ModelPrice['dall-e-3']).toBe(DEFAULT_MODEL_PRICE['dall-e-3']);
+  });
+
   it('resets the price options to the built-in tables, for admins only', async () => {
     const refused = await user.post('/api/option/rest_model_ratio');
     expect(refused.status).toBe(403);

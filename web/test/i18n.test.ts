@@ -11,7 +11,7 @@ function keys(dict: Dict, prefix = ''): string[] {
   );
 }
 
-const features = import.meta.glob<Locale>('../src/features/*/i18n.ts', { eager: true });
+const features = import.meta.glob<Locale>('../src/features/**/i18n.ts', { eager: true });
 const files: Array<[string, Locale['default']]> = [
   ['i18n/common.ts', common],
   ['i18n/shell.ts', shell],

@@ -17,9 +17,17 @@ function withStatus(status: Status, quota: number) {
 afterEach(() => document.body.replaceChildren());
 
 describe('quota display (spec 000 §9)', () => {
-  test('with currency on: $ and quota / quota_per_unit to 2 decimals', () => {
+  test('with currency on: $ and quota / quota_per_unit to 2 decimals from $1', () => {
     withStatus({ display_in_currency: true, quota_per_unit: 500000 }, 1234567);
     expect(screen.getByText('$2.47')).toBeTruthy();
+  });
+
+  test('a small amount keeps its significant digits: never $0.00 for a real charge', () => {
+    withStatus({ display_in_currency: true, quota_per_unit: 500000 }, 8);
+    expect(screen.getByText('$0.000016')).toBeTruthy();
+    document.body.replaceChildren();
+    withStatus({ display_in_currency: true, quota_per_unit: 500000 }, 13750);
+    expect(screen.getByText('$0.0275')).toBeTruthy();
   });
 
   test('follows a changed quota_per_unit', () => {

@@ -14,12 +14,14 @@ export const fail = (message: string, data?: unknown): Envelope => ({
 
 /**
  * A client mistake on the console API. Thrown anywhere in a handler, it becomes
- * `{success:false, message}` with `status` (400 unless said otherwise) and nothing else happens.
+ * `{success:false, message}` with `status` (400 unless said otherwise) and nothing else happens. A `code`
+ * goes with it (`{..., code}`) where the console shows its own words for the mistake in the reader's language.
  */
 export class ApiError extends Error {
   constructor(
     message: string,
     readonly status = 400,
+    readonly code?: string,
   ) {
     super(message);
   }

@@ -82,7 +82,6 @@ export function createNotifier(ctx: AppContext): Notifier {
       const remaining = renderQuota(after, {
         quotaPerUnit: ctx.options.float('QuotaPerUnit'),
         displayInCurrency: ctx.options.bool('DisplayInCurrencyEnabled'),
-        digits: 6,
       });
       const title = 'Your quota is running low';
       const content = `Your remaining quota is ${remaining}, below your warning threshold. Please top up.`;

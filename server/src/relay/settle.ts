@@ -45,7 +45,9 @@ export async function settle(
   const mapped = upstreamModel !== input.info.model;
   const isStream = input.info.stream ? 1 : 0;
   // Built by assignment rather than object spreads (cheaper on every request), in the order the log shows.
+  // content_code: the console writes the Details text from these fields in the reader's language.
   const other: Record<string, unknown> = {
+    content_code: 'consume',
     model_ratio: price.modelRatio,
     group_ratio: price.groupRatio,
     completion_ratio: price.completionRatio,
@@ -58,6 +60,7 @@ export async function settle(
     other.cache_creation_tokens_1h = usage.cacheWrite1hTokens ?? 0;
     other.cache_creation_ratio = price.cacheWriteRatio;
   }
+  if (price.unset) other.unpriced = true;
   if (usage.reasoningTokens) other.reasoning_tokens = usage.reasoningTokens;
   other.frt = isStream ? produced.firstAt : -1;
   other.first_time = produced.firstAt;

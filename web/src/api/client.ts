@@ -6,6 +6,8 @@ export class ApiFailure extends Error {
     message: string,
     /** HTTP status; 200 for a `success: false` envelope, 0 when the network failed. */
     readonly status: number,
+    /** The server's code for the mistake, when it sent one: the console words it (`errors.code.*`). */
+    readonly code?: string,
   ) {
     super(message);
     this.name = 'ApiFailure';
@@ -15,6 +17,7 @@ export class ApiFailure extends Error {
 interface Envelope<T> {
   success: boolean;
   message?: string;
+  code?: string;
   data?: T;
 }
 
@@ -67,7 +70,12 @@ export async function requestEnvelope<T>(method: string, path: string, body?: un
   } catch {
     envelope = undefined;
   }
-  if (!res.ok) throw new ApiFailure(envelope?.message || res.statusText || `HTTP ${res.status}`, res.status);
+  if (!res.ok)
+    throw new ApiFailure(
+      envelope?.message || res.statusText || `HTTP ${res.status}`,
+      res.status,
+      envelope?.code,
+    );
   if (!envelope || typeof envelope.success !== 'boolean')
     throw new ApiFailure('invalid response from server', res.status);
   return envelope;
@@ -75,7 +83,7 @@ export async function requestEnvelope<T>(method: string, path: string, body?: un
 
 async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
   const envelope = await requestEnvelope<T>(method, path, body);
-  if (!envelope.success) throw new ApiFailure(envelope.message || 'request failed', 200);
+  if (!envelope.success) throw new ApiFailure(envelope.message || 'request failed', 200, envelope.code);
   return envelope.data as T;
 }
 

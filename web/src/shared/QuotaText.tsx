@@ -3,16 +3,16 @@ import { useCallback } from 'react';
 import { quotaPerUnitOf, useStatus } from './status.ts';
 
 /**
- * Formats quota by spec 000 §9: with currency display on, `$` and quota / quota_per_unit to 2 decimals;
- * otherwise abbreviated (k from 10000, M, B).
+ * Formats quota by spec 000 §9 with the one shared formatter: with currency display on, `$` and
+ * quota / quota_per_unit (two decimals from $1, enough significant digits below, never $0.00 for a real
+ * amount); otherwise abbreviated (k from 10000, M, B).
  */
 export function useQuotaFormat() {
   const { status } = useStatus();
   const quotaPerUnit = quotaPerUnitOf(status);
   const displayInCurrency = status.display_in_currency !== false;
   const format = useCallback(
-    (quota: number, digits = 2) =>
-      renderQuota(Number(quota) || 0, { quotaPerUnit, displayInCurrency, digits }),
+    (quota: number) => renderQuota(Number(quota) || 0, { quotaPerUnit, displayInCurrency }),
     [quotaPerUnit, displayInCurrency],
   );
   /** Quota -> US$ amount (number), and back; for inputs that take dollars. */
@@ -21,7 +21,8 @@ export function useQuotaFormat() {
   return { format, quotaPerUnit, displayInCurrency, toUnits, fromUnits, abbreviate: abbreviateQuota };
 }
 
-export function QuotaText({ quota, digits }: { quota: number; digits?: number }) {
+/** Quota as text (see useQuotaFormat), the raw quota in its tooltip. */
+export function QuotaText({ quota }: { quota: number }) {
   const { format } = useQuotaFormat();
-  return <span title={String(quota)}>{format(quota, digits)}</span>;
+  return <span title={String(quota)}>{format(quota)}</span>;
 }

@@ -27,6 +27,8 @@ export function FeedbackBridge() {
 export function errorText(err: unknown): string {
   const t = i18n.t.bind(i18n);
   if (err instanceof ApiFailure) {
+    if (err.code && i18n.exists(`errors.code.${err.code}`))
+      return t('errors.prefix', { message: t(`errors.code.${err.code}`) });
     switch (err.status) {
       case 200:
         return t('errors.prefix', { message: err.message });

@@ -1,10 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
+import { ok } from '../../infra/envelope.ts';
 import { requireAdmin, tryUser } from '../auth/guard.ts';
-import { resetModelPrices } from './reset.ts';
+import { BUILT_IN_PRICES, resetModelPrices } from './reset.ts';
 import { createPricingCache, groupRatios, usableGroups } from './service.ts';
 
-/** Public price list (spec 002 §3, reference console-api.md §13.2) and the admin "reset model ratios" action. */
+/**
+ * Public price list (spec 002 §3, reference console-api.md §13.2), the built-in price tables and the admin
+ * "reset model ratios" action.
+ */
 export default function pricingFeature(app: FastifyInstance, ctx: AppContext) {
   const cache = createPricingCache(ctx);
 
@@ -18,6 +22,9 @@ export default function pricingFeature(app: FastifyInstance, ctx: AppContext) {
       usable_group: usable,
     };
   });
+
+  // The price editor shows every model the relay prices: these tables wherever the options do not name a model.
+  app.get('/pricing/defaults', { preHandler: requireAdmin(ctx) }, async () => ok(BUILT_IN_PRICES));
 
   app.post('/option/rest_model_ratio', { preHandler: requireAdmin(ctx) }, async () => {
     await resetModelPrices(ctx);

@@ -22,12 +22,13 @@ export async function redeem(
   ip: string,
 ): Promise<number> {
   const key = rawKey.trim();
-  if (!key) throw new ApiError('请输入兑换码！');
-  if (await limiter.blocked(userId)) throw new ApiError('兑换失败次数过多，请稍后再试', 429);
+  if (!key) throw new ApiError('请输入兑换码！', 400, 'redeem_empty');
+  if (await limiter.blocked(userId))
+    throw new ApiError('兑换失败次数过多，请稍后再试', 429, 'redeem_too_many');
   try {
     return await ledgerTransaction(ctx, async (tx) => {
       const claim = await claimCode(tx.trx, key, userId);
-      if (!claim.ok) throw new ApiError(REFUSALS[claim.reason]);
+      if (!claim.ok) throw new ApiError(REFUSALS[claim.reason], 400, `redeem_${claim.reason}`);
       const { quota, id } = claim.code;
       await creditUser(
         ctx,
@@ -36,7 +37,7 @@ export async function redeem(
           delta: Number(quota),
           logType: LedgerLogType.Topup,
           content: `通过兑换码充值 ${describeQuota(ctx, Number(quota))}，兑换码ID ${id}`,
-          other: { redemption_id: Number(id) },
+          other: { content_code: 'redeem', redemption_id: Number(id) },
           ip,
         },
         tx,

@@ -65,6 +65,7 @@ export const setupFeature: Feature = (app, ctx: AppContext) => {
             delta: ROOT_INITIAL_QUOTA,
             logType: LedgerLogType.System,
             content: `Initial root quota ${describeQuota(ctx, ROOT_INITIAL_QUOTA)}`,
+            other: { content_code: 'initial_quota' },
           },
           tx,
         );

@@ -93,7 +93,12 @@ export async function handleNotify(
         delta: quota,
         logType: LedgerLogType.Topup,
         content: `使用在线充值成功，充值金额: ${describeQuota(ctx, quota)}，支付金额：${Number(order.money).toFixed(2)}`,
-        other: { trade_no: order.trade_no, money: Number(order.money), payment_method: order.payment_method },
+        other: {
+          content_code: 'topup_online',
+          trade_no: order.trade_no,
+          money: Number(order.money),
+          payment_method: order.payment_method,
+        },
       },
       tx,
     );

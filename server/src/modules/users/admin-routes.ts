@@ -186,7 +186,13 @@ export const adminUsersFeature: Feature = (app, ctx: AppContext) => {
               logType: LedgerLogType.Manage,
               content: `Administrator ${actor.username} changed the quota from ${row.quota} to ${body.quota}`,
               ip: req.ip,
-              other: { admin_id: actor.id },
+              other: {
+                content_code: 'admin_quota',
+                admin_id: actor.id,
+                admin: actor.username,
+                from: Number(row.quota),
+                to: body.quota,
+              },
             },
             tx,
           );

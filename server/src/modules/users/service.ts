@@ -61,6 +61,7 @@ export async function createAccount(
             delta: forInvitee,
             logType: LedgerLogType.System,
             content: `Invitation code bonus ${describeQuota(ctx, forInvitee)}`,
+            other: { content_code: 'invite_bonus' },
             ip: opts.ip,
           },
           tx,

@@ -102,9 +102,12 @@ export function holdFor(
   return { need, amount: Math.max(need, amount) };
 }
 
-/** The log row's content text (reference §6.9). */
+/**
+ * The log row's content text (reference §6.9), for API readers and old consoles; the console writes its own from
+ * the row's `other`. Ratios as configured (0.075 stays 0.075), so both read the same figure.
+ */
 export function logContent(price: Price & { unset?: boolean }): string {
-  const f = (n: number) => n.toFixed(2);
+  const f = (n: number) => String(n);
   const base =
     price.modelPrice >= 0
       ? `模型价格 ${f(price.modelPrice)}，分组倍率 ${f(price.groupRatio)}`

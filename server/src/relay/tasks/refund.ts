@@ -116,7 +116,12 @@ export async function finishTaskOnce(
       group: give.group,
       ip: '',
       request_id: '',
-      other: JSON.stringify({ task_id: give.taskId, refund: true, reason: give.reason }),
+      other: JSON.stringify({
+        content_code: 'task_refund',
+        task_id: give.taskId,
+        refund: true,
+        reason: give.reason,
+      }),
     };
     if (ctx.logDb === ctx.db) await tx.trx.insertInto('logs').values(log).execute();
     else tx.pendingLogs.push(log);

@@ -1,7 +1,7 @@
-import { Col, DatePicker, Divider, Form, InputNumber, Row, Select, TimePicker, Typography } from 'antd';
+import { Col, DatePicker, Divider, Form, InputNumber, Row, Select, TimePicker } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
 import { useTranslation } from 'react-i18next';
-import { useQuotaFormat } from '../../shared/QuotaText.tsx';
+import { QuotaAmountInput } from '../../shared/QuotaAmountInput.tsx';
 import { BUDGET_PERIODS, type BudgetInput, type BudgetPeriod, type BudgetView } from './types.ts';
 
 const MAX_DAYS = 3650;
@@ -50,7 +50,6 @@ export function budgetBodyOf(v: Partial<BudgetValues>): BudgetInput {
 /** Amount and period side by side (stacked on a phone), then when it renews. Inside an antd Form. */
 export function BudgetFields() {
   const { t } = useTranslation();
-  const { format } = useQuotaFormat();
   const form = Form.useFormInstance<BudgetValues>();
   const quota = Form.useWatch('budget_quota', form) ?? 0;
   const period = Form.useWatch('budget_period', form);
@@ -75,14 +74,7 @@ export function BudgetFields() {
             extra={t('budget.amountHelp')}
             rules={[{ type: 'integer', min: 0, message: t('token.quotaInvalid') }]}
           >
-            <InputNumber<number>
-              min={0}
-              precision={0}
-              style={{ width: '100%' }}
-              placeholder="0"
-              data-testid="budget-quota"
-              suffix={<Typography.Text type="secondary">{format(Number(quota) || 0)}</Typography.Text>}
-            />
+            <QuotaAmountInput testId="budget-quota" />
           </Form.Item>
         </Col>
         <Col xs={24} sm={10}>

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useQuotaFormat } from '../../shared/QuotaText.tsx';
 import type { LogItem } from './api.ts';
 import { explainBilling, parseOther } from './billing.ts';
+import { logText } from './logText.ts';
 
 /** The expanded row: everything the row's `other` says, and how the charge was computed. */
 export function LogDetails({ row, admin }: { row: LogItem; admin: boolean }) {
@@ -56,7 +57,9 @@ export function LogDetails({ row, admin }: { row: LogItem; admin: boolean }) {
         }
       : null,
     admin && row.ip ? { key: 'ip', label: t('log.colIp'), children: row.ip } : null,
-    row.content ? { key: 'content', label: t('log.colDetails'), children: row.content } : null,
+    row.content || o.content_code
+      ? { key: 'content', label: t('log.colDetails'), children: logText(row, o, t, format) }
+      : null,
     consume
       ? {
           key: 'billing',

@@ -1,3 +1,5 @@
+import { formatUsd } from '@modelgate/shared';
+
 /**
  * The billing explanation of one usage-log row, as plain data (the page renders it). Input: the row's
  * `other` JSON written by the relay. Prices are US$ per 1M tokens: input = 2 x model ratio (spec 000 §9).
@@ -31,6 +33,12 @@ export interface LogOther {
   use_time?: number;
   frt?: number;
   admin_info?: { use_channel?: string[] };
+  /** What the Details text says, written by the console from these fields (rows from before it: none). */
+  content_code?: string;
+  unpriced?: boolean;
+  refund?: boolean;
+  task_id?: string;
+  reason?: string;
   [key: string]: unknown;
 }
 
@@ -49,19 +57,37 @@ const num = (v: unknown, fallback = 0) => (typeof v === 'number' && Number.isFin
 export const fmt = (v: number) => String(Number(v.toFixed(6)));
 /** A US$ amount as the explanation shows it: `$0.02725`. */
 const usd = (v: number) => `$${fmt(v)}`;
+/** A figure exactly as computed (ten significant digits, no float noise, never in exponent form). */
+export const exact = (v: number) =>
+  Number(v.toPrecision(10))
+    .toFixed(12)
+    .replace(/\.?0+$/, '');
 
 /** A 1-hour cache write costs 1.6x a 5-minute one (Anthropic: 2x against 1.25x a plain prompt token). */
 const CACHE_WRITE_1H_FACTOR = 1.6;
 
 export type BillingLine = { key: string; values?: Record<string, string | number> };
 
-/** Lines (i18n keys under `log.billing.*` with values) explaining how `quota` was computed. */
+/** A refund (a failed task's charge given back): a consumption row with a negative quota. */
+export const isRefund = (o: LogOther, row: { quota: number }) => o.refund === true || row.quota < 0;
+
+/**
+ * Lines (i18n keys under `log.billing.*` with values) explaining how `quota` was computed: the formula's exact
+ * figure, then the whole quota it was rounded to (or, where the relay added what the formula does not show,
+ * the quota charged).
+ */
 export function explainBilling(
   o: LogOther,
   row: { prompt_tokens: number; completion_tokens: number; quota: number },
   quotaPerUnit: number,
 ): BillingLine[] {
   const lines: BillingLine[] = [];
+  if (isRefund(o, row)) {
+    const q = Math.abs(row.quota);
+    return [
+      { key: 'refund', values: { quota: q, dollars: formatUsd(q / quotaPerUnit), task: o.task_id ?? '-' } },
+    ];
+  }
   const group = num(o.group_ratio, 1);
   const price = num(o.model_price, -1);
   if (price >= 0) {
@@ -130,6 +156,10 @@ export function explainBilling(
     creation1h * creationRatio1h +
     row.completion_tokens * completion;
   const dollars = (weighted / 1_000_000) * inPrice * group;
+  // The relay computes in quota: tokens x model ratio x group ratio, rounded half up, at least 1 when not free.
+  const exactQuota = weighted * ratio * group;
+  const rounded = Math.round(exactQuota);
+  const expected = rounded <= 0 && ratio * group > 0 ? 1 : rounded;
   lines.push({
     key: creation1h > 0 ? 'processWithCreation1h' : creation > 0 ? 'processWithCreation' : 'process',
     values: {
@@ -144,9 +174,22 @@ export function explainBilling(
       completionRatio: fmt(completion),
       input: usd(inPrice),
       group: fmt(group),
-      total: usd(dollars),
+      total: `$${exact(dollars)}`,
     },
   });
-  lines.push({ key: 'charged', values: { quota: row.quota, dollars: usd(row.quota / quotaPerUnit) } });
+  const charged = {
+    exact: exact(exactQuota),
+    quota: row.quota,
+    dollars: formatUsd(row.quota / quotaPerUnit),
+  };
+  const key =
+    row.quota !== expected
+      ? 'charged'
+      : rounded !== expected
+        ? 'minimum'
+        : String(row.quota) === charged.exact
+          ? 'whole'
+          : 'rounded';
+  lines.push({ key, values: charged });
   return lines;
 }

@@ -4,7 +4,8 @@ import type { TFunction } from 'i18next';
 import { copyText } from '../../shared/copyText.ts';
 import { TimeText } from '../../shared/TimeText.tsx';
 import type { LogItem } from './api.ts';
-import { parseOther } from './billing.ts';
+import { isRefund, parseOther } from './billing.ts';
+import { logText } from './logText.ts';
 import { firstTokenColor, speed, totalTimeColor } from './timing.ts';
 
 const TYPE_COLOR: Record<number, string> = { 1: 'cyan', 2: 'green', 3: 'orange', 4: 'purple', 5: 'red' };
@@ -27,7 +28,7 @@ export type LogColumn = ColumnType<LogItem> & { key: string };
 export function logColumns(opts: {
   t: TFunction;
   admin: boolean;
-  formatQuota: (q: number, digits?: number) => string;
+  formatQuota: (q: number) => string;
   onUser: (id: number) => void;
 }): LogColumn[] {
   const { t, admin, formatQuota, onUser } = opts;
@@ -96,9 +97,12 @@ export function logColumns(opts: {
       key: 'type',
       title: t('log.colType'),
       dataIndex: 'type',
-      render: (type: number) => (
-        <Tag color={TYPE_COLOR[type]}>{t(`log.type${type}`, { defaultValue: t('common.unknown') })}</Tag>
-      ),
+      render: (type: number, r) =>
+        type === 2 && isRefund(parseOther(r.other), r) ? (
+          <Tag color="gold">{t('log.refund')}</Tag>
+        ) : (
+          <Tag color={TYPE_COLOR[type]}>{t(`log.type${type}`, { defaultValue: t('common.unknown') })}</Tag>
+        ),
     },
     {
       key: 'model',
@@ -169,7 +173,12 @@ export function logColumns(opts: {
       key: 'quota',
       title: t('log.colQuota'),
       dataIndex: 'quota',
-      render: (q: number) => (q ? formatQuota(q, 6) : null),
+      render: (q: number) =>
+        q < 0 ? (
+          <Typography.Text type="success">{t('log.refunded', { amount: formatQuota(-q) })}</Typography.Text>
+        ) : q ? (
+          formatQuota(q)
+        ) : null,
     },
     admin && {
       key: 'retry',
@@ -184,9 +193,9 @@ export function logColumns(opts: {
       key: 'details',
       title: t('log.colDetails'),
       dataIndex: 'content',
-      render: (c: string) => (
+      render: (_: string, r) => (
         <Typography.Paragraph ellipsis={{ rows: 2 }} style={{ maxWidth: 280, marginBottom: 0 }}>
-          {c}
+          {logText(r, parseOther(r.other), t, formatQuota)}
         </Typography.Paragraph>
       ),
     },

@@ -18,6 +18,7 @@ import {
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api/client.ts';
+import { groupDesc } from '../../shared/groupDesc.ts';
 import { useSession } from '../../shared/session.ts';
 import { useIsMobile } from '../../shared/useIsMobile.ts';
 import { streamChat } from './stream.ts';
@@ -94,12 +95,14 @@ export default function PlaygroundPage() {
       label: (
         <Space size={4}>
           <span>{name}</span>
-          {info.desc && info.desc !== name && <Typography.Text type="secondary">{info.desc}</Typography.Text>}
+          {info.desc && info.desc !== name && (
+            <Typography.Text type="secondary">{groupDesc(name, info.desc, t)}</Typography.Text>
+          )}
           <Tag>{`x${info.ratio}`}</Tag>
         </Space>
       ),
     }));
-  }, [groups.data, user?.group]);
+  }, [groups.data, user?.group, t]);
 
   useEffect(() => {
     if (groups.data && !(group in groups.data)) {

@@ -18,6 +18,7 @@ import dayjs, { type Dayjs } from 'dayjs';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { feedback } from '../../shared/feedback.tsx';
+import { groupDesc } from '../../shared/groupDesc.ts';
 import { QuotaInput } from '../../shared/QuotaInput.tsx';
 import { useIsMobile } from '../../shared/useIsMobile.ts';
 import {
@@ -339,7 +340,9 @@ export function TokenDrawer({
               label: (
                 <Space size={6}>
                   <span>{name}</span>
-                  {g.desc && g.desc !== name && <Typography.Text type="secondary">{g.desc}</Typography.Text>}
+                  {g.desc && g.desc !== name && (
+                    <Typography.Text type="secondary">{groupDesc(name, g.desc, t)}</Typography.Text>
+                  )}
                   <Tag color="blue">{t('token.ratio', { ratio: g.ratio })}</Tag>
                 </Space>
               ),

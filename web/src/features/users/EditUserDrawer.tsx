@@ -77,7 +77,7 @@ export function EditUserDrawer({ id, onClose }: { id: number | null; onClose: ()
   const { t } = useTranslation();
   const isMobile = useIsMobile();
   const queryClient = useQueryClient();
-  const { format } = useQuotaFormat();
+  const { format, quotaPerUnit } = useQuotaFormat();
   const [form] = Form.useForm<EditForm>();
   const [addOpen, setAddOpen] = useState(false);
   const quota = Form.useWatch('quota', form) ?? 0;
@@ -164,7 +164,10 @@ export function EditUserDrawer({ id, onClose }: { id: number | null; onClose: ()
           <Form.Item name="group" label={t('users.group')} rules={[{ required: true, whitespace: true }]}>
             <AutoComplete options={(groups.data ?? []).map((g) => ({ value: g }))} />
           </Form.Item>
-          <Form.Item label={t('users.quota')} extra={format(Number(quota) || 0)}>
+          <Form.Item
+            label={t('users.quotaInUnits', { perUnit: quotaPerUnit.toLocaleString('en-US') })}
+            extra={format(Number(quota) || 0)}
+          >
             <Space.Compact style={{ width: '100%' }}>
               <Form.Item name="quota" noStyle rules={[{ required: true }]}>
                 <InputNumber style={{ width: '100%' }} precision={0} />

@@ -1,5 +1,14 @@
 export default {
   zh: {
+    errors: {
+      code: {
+        redeem_empty: '请输入兑换码',
+        redeem_invalid: '兑换失败，无效的兑换码',
+        redeem_disabled: '兑换失败，该兑换码已被禁用',
+        redeem_used: '兑换失败，该兑换码已被使用',
+        redeem_too_many: '兑换失败次数过多，请稍后再试',
+      },
+    },
     wallet: {
       title: '我的钱包',
       balance: '当前余额',
@@ -48,6 +57,15 @@ export default {
     },
   },
   en: {
+    errors: {
+      code: {
+        redeem_empty: 'Enter a redemption code',
+        redeem_invalid: 'Redemption failed: the code is not valid',
+        redeem_disabled: 'Redemption failed: the code has been disabled',
+        redeem_used: 'Redemption failed: the code has already been used',
+        redeem_too_many: 'Too many failed redemptions; try again later',
+      },
+    },
     wallet: {
       title: 'My wallet',
       balance: 'Balance',

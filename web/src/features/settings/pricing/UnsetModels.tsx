@@ -5,7 +5,9 @@ import { useTranslation } from 'react-i18next';
 import { api } from '../../../api/client.ts';
 import { feedback } from '../../../shared/feedback.tsx';
 import { type OptionMap, useSaveOptions } from '../api.ts';
+import { effectiveRows, isPriced } from './effective.ts';
 import { changedPriceOptions, type PriceRow, parseNumber, rowsFromOptions } from './priceMath.ts';
+import { useBuiltInPrices } from './useBuiltInPrices.ts';
 
 interface Draft {
   name: string;
@@ -16,8 +18,9 @@ interface Draft {
 type FillField = 'price' | 'ratio' | 'completionRatio' | 'both';
 
 /**
- * Models that channels serve but that have neither a price nor a ratio: fill them one by one or in batch,
- * then apply (a fixed price disables the row's ratios and wins over them).
+ * Models that channels serve but that have neither a price nor a ratio, saved or built in (the ones the relay
+ * refuses, or bills at the unpriced ratio in self-use mode): fill them one by one or in batch, then apply (a
+ * fixed price disables the row's ratios and wins over them).
  */
 export function UnsetModels({ options }: { options: OptionMap }) {
   const { t } = useTranslation();
@@ -26,6 +29,8 @@ export function UnsetModels({ options }: { options: OptionMap }) {
     queryFn: () => api.get<string[]>('/api/channel/models_enabled'),
   });
   const priced = useMemo(() => rowsFromOptions(options), [options]);
+  const builtIn = useBuiltInPrices();
+  const effective = useMemo(() => effectiveRows(priced, builtIn.rows), [priced, builtIn.rows]);
   const [drafts, setDrafts] = useState<Draft[]>([]);
   const [selected, setSelected] = useState<string[]>([]);
   const [fill, setFill] = useState<{ field: FillField; value: string; value2: string }>({
@@ -37,13 +42,11 @@ export function UnsetModels({ options }: { options: OptionMap }) {
   const { save, saving } = useSaveOptions();
 
   useEffect(() => {
-    const known = new Set(
-      priced.filter((r) => r.price !== undefined || r.ratio !== undefined).map((r) => r.name),
-    );
+    const known = new Set(effective.filter(isPriced).map((r) => r.name));
     const names = [...new Set(enabled.data ?? [])].filter((n) => !known.has(n)).sort();
     setDrafts(names.map((name) => ({ name, price: '', ratio: '', completionRatio: '' })));
     setSelected([]);
-  }, [enabled.data, priced]);
+  }, [enabled.data, effective]);
 
   const setDraft = (name: string, patch: Partial<Draft>) =>
     setDrafts((list) => list.map((d) => (d.name === name ? { ...d, ...patch } : d)));
@@ -77,7 +80,7 @@ export function UnsetModels({ options }: { options: OptionMap }) {
   const addModel = () => {
     const name = newName.trim();
     if (!name) return;
-    if (drafts.some((d) => d.name === name) || priced.some((r) => r.name === name))
+    if (drafts.some((d) => d.name === name) || effective.some((r) => r.name === name && isPriced(r)))
       return feedback.message?.error(t('settings.pricing.duplicate'));
     setDrafts((list) => [{ name, price: '', ratio: '', completionRatio: '' }, ...list]);
     setNewName('');
@@ -157,7 +160,7 @@ export function UnsetModels({ options }: { options: OptionMap }) {
       <Table<Draft>
         rowKey="name"
         size="small"
-        loading={enabled.isLoading}
+        loading={enabled.isLoading || builtIn.loading}
         dataSource={drafts}
         scroll={{ x: 'max-content' }}
         locale={{ emptyText: <Empty description={t('settings.pricing.allPriced')} /> }}

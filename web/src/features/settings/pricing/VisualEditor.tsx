@@ -2,7 +2,9 @@ import { Button, Input, Popconfirm, Space, Table, Tag, Typography } from 'antd';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { type OptionMap, useSaveOptions } from '../api.ts';
+import { type EffectiveRow, effectiveRows, overrideOf } from './effective.ts';
 import { ModelPriceModal } from './ModelPriceModal.tsx';
+import { PriceSourceTag } from './PriceSourceTag.tsx';
 import {
   changedPriceOptions,
   outputPrice,
@@ -10,10 +12,13 @@ import {
   ratioToInputPrice,
   rowsFromOptions,
 } from './priceMath.ts';
+import { useBuiltInPrices } from './useBuiltInPrices.ts';
 
 /**
- * The price options as one table (search, 10 per page, add/edit/delete). Edits stay local until Save,
- * which sends only the options that changed.
+ * Every model's effective price as one table (search, 10 per page, add/edit/delete): the saved options over the
+ * built-in tables, each row marked with where its price comes from. `rows` holds only what the options save
+ * (an edit of a built-in price keeps the fields that differ); edits stay local until Save, which sends only the
+ * options that changed.
  */
 export function VisualEditor({ options }: { options: OptionMap }) {
   const { t } = useTranslation();
@@ -23,21 +28,26 @@ export function VisualEditor({ options }: { options: OptionMap }) {
   const [page, setPage] = useState(1);
   const [editing, setEditing] = useState<{ row?: PriceRow } | null>(null);
   const { save, saving } = useSaveOptions();
+  const builtIn = useBuiltInPrices();
   useEffect(() => setRows(saved), [saved]);
+  const effective = useMemo(() => effectiveRows(rows, builtIn.rows), [rows, builtIn.rows]);
+  const builtInOf = (name: string) => builtIn.rows.find((r) => r.name === name);
 
   const shown = useMemo(() => {
     const q = search.trim().toLowerCase();
-    return q ? rows.filter((r) => r.name.toLowerCase().includes(q)) : rows;
-  }, [rows, search]);
+    return q ? effective.filter((r) => r.name.toLowerCase().includes(q)) : effective;
+  }, [effective, search]);
   const dirty = changedPriceOptions(rows, options).length > 0;
 
   const upsert = (row: PriceRow) => {
+    const own = overrideOf(row, builtInOf(row.name));
     setRows((list) => {
       const without = list.filter((r) => r.name !== row.name);
-      return [...without, row].sort((a, b) => a.name.localeCompare(b.name));
+      return (own ? [...without, own] : without).sort((a, b) => a.name.localeCompare(b.name));
     });
     setEditing(null);
   };
+  const drop = (name: string) => setRows((list) => list.filter((x) => x.name !== name));
   const num = (n: number | undefined) =>
     n === undefined ? <Typography.Text type="secondary">-</Typography.Text> : n;
 
@@ -60,14 +70,20 @@ export function VisualEditor({ options }: { options: OptionMap }) {
         </Button>
         {dirty && <Tag color="orange">{t('settings.pricing.unsaved')}</Tag>}
       </Space>
-      <Table<PriceRow>
+      <Table<EffectiveRow>
         rowKey="name"
         size="small"
+        loading={builtIn.loading}
         dataSource={shown}
         scroll={{ x: 'max-content' }}
         pagination={{ current: page, pageSize: 10, onChange: setPage, showSizeChanger: false }}
         columns={[
           { title: t('settings.pricing.modelName'), dataIndex: 'name' },
+          {
+            title: t('settings.pricing.source'),
+            key: 'source',
+            render: (_, r) => <PriceSourceTag source={r.source} />,
+          },
           {
             title: t('settings.pricing.billing'),
             key: 'billing',
@@ -110,14 +126,24 @@ export function VisualEditor({ options }: { options: OptionMap }) {
                 <Button size="small" onClick={() => setEditing({ row: r })}>
                   {t('common.edit')}
                 </Button>
-                <Popconfirm
-                  title={t('settings.pricing.deleteConfirm', { name: r.name })}
-                  onConfirm={() => setRows((list) => list.filter((x) => x.name !== r.name))}
-                >
-                  <Button size="small" danger>
-                    {t('common.delete')}
-                  </Button>
-                </Popconfirm>
+                {r.source === 'saved' && (
+                  <Popconfirm
+                    title={t('settings.pricing.deleteConfirm', { name: r.name })}
+                    onConfirm={() => drop(r.name)}
+                  >
+                    <Button size="small" danger>
+                      {t('common.delete')}
+                    </Button>
+                  </Popconfirm>
+                )}
+                {r.source === 'override' && (
+                  <Popconfirm
+                    title={t('settings.pricing.restoreConfirm', { name: r.name })}
+                    onConfirm={() => drop(r.name)}
+                  >
+                    <Button size="small">{t('settings.pricing.restore')}</Button>
+                  </Popconfirm>
+                )}
               </Space>
             ),
           },
@@ -126,7 +152,7 @@ export function VisualEditor({ options }: { options: OptionMap }) {
       <ModelPriceModal
         open={!!editing}
         row={editing?.row}
-        existing={rows.map((r) => r.name)}
+        existing={effective.map((r) => r.name)}
         onCancel={() => setEditing(null)}
         onSave={upsert}
       />

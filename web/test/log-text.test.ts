@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { explainBilling } from '../src/features/logs/billing.ts';
+import { logText } from '../src/features/logs/logText.ts';
+import i18n from '../src/i18n/index.ts';
+
+const usd = (q: number) => `$${q / 500_000}`;
+const t = (lng: string) => i18n.getFixedT(lng);
+
+describe('log Details text', () => {
+  const consume = {
+    content_code: 'consume',
+    model_ratio: 0.075,
+    completion_ratio: 4,
+    group_ratio: 1,
+    model_price: -1,
+  };
+  const row = { type: 2, content: '模型倍率 0.07，补全倍率 4.00，分组倍率 1.00', quota: 8 };
+
+  it('is written in the reader language from the codes, with the ratio as configured', () => {
+    expect(logText(row, consume, t('en'), usd)).toBe('Model ratio 0.075, completion ratio 4, group ratio 1');
+    expect(logText(row, consume, t('zh'), usd)).toBe('模型倍率 0.075，补全倍率 4，分组倍率 1');
+  });
+
+  it('falls back to the stored text for rows written before the codes', () => {
+    const { content_code: _c, ...old } = consume;
+    expect(logText(row, old, t('en'), usd)).toBe(row.content);
+  });
+
+  it('words top-ups, redemptions and refunds', () => {
+    const redeem = { type: 1, content: '通过兑换码充值 $1.000000，兑换码ID 3', quota: 500_000 };
+    expect(logText(redeem, { redemption_id: 3 }, t('en'), usd)).toBe('Redeemed $1 with code #3');
+    const refund = { type: 2, content: '任务 t1 失败，退还 50000（timeout）', quota: -50_000 };
+    expect(logText(refund, { task_id: 't1', refund: true, reason: 'timeout' }, t('en'), usd)).toBe(
+      'Task t1 failed: $0.1 refunded (timeout)',
+    );
+  });
+});
+
+describe('billing explanation', () => {
+  const o = { model_ratio: 0.075, completion_ratio: 4, group_ratio: 1, model_price: -1 };
+
+  it('shows the exact figure, then the quota it was rounded to', () => {
+    // (10 + 25 x 4) x 0.075 = 8.25 quota = $0.0000165, charged 8 quota.
+    const lines = explainBilling(o, { prompt_tokens: 10, completion_tokens: 25, quota: 8 }, 500_000);
+    expect(lines.find((l) => l.key === 'process')?.values?.total).toBe('$0.0000165');
+    expect(lines.at(-1)).toEqual({
+      key: 'rounded',
+      values: { exact: '8.25', quota: 8, dollars: '$0.000016' },
+    });
+  });
+
+  it('shows a refund as a refund', () => {
+    const lines = explainBilling(
+      { refund: true, task_id: 't1' },
+      { prompt_tokens: 0, completion_tokens: 0, quota: -50_000 },
+      500_000,
+    );
+    expect(lines).toEqual([{ key: 'refund', values: { quota: 50_000, dollars: '$0.10', task: 't1' } }]);
+  });
+});
