@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
+import auditFeature from './audit/routes.ts';
 import { emailFeature } from './auth/email-routes.ts';
 import { oauthFeature } from './auth/oauth/routes.ts';
 import { authFeature } from './auth/routes.ts';
@@ -51,4 +52,5 @@ export const FEATURES: Feature[] = [
   tokensFeature,
   channelsFeature,
   budgetsFeature,
+  auditFeature,
 ];
