@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import auditFeature from './audit/routes.ts';
+import configFeature from './config/routes.ts';
 import { emailFeature } from './auth/email-routes.ts';
 import { oauthFeature } from './auth/oauth/routes.ts';
 import { authFeature } from './auth/routes.ts';
@@ -53,4 +54,5 @@ export const FEATURES: Feature[] = [
   channelsFeature,
   budgetsFeature,
   auditFeature,
+  configFeature,
 ];
