@@ -38,7 +38,7 @@ export const SERVER_ENV = { MALLOC_ARENA_MAX: '2' };
 /**
  * Packages left outside the bundle and loaded from node_modules: native addons (a `.node` file found at run
  * time), and packages the server imports with `import()` only when configured (PostgreSQL, MySQL, Redis, SMTP,
- * the tokenizer's tables, metrics), so their code costs no memory where they are not used. Every other
+ * the tokenizer's tables, metrics, tracing), so their code costs no memory where they are not used. Every other
  * package is bundled: one minified module holds less source and fewer module records in the heap than a
  * hundred files read from node_modules. A production install needs exactly these (test: container-image).
  */
@@ -50,6 +50,12 @@ export const EXTERNAL_PACKAGES = [
   'nodemailer',
   'gpt-tokenizer',
   'prom-client',
+  // OpenTelemetry, loaded only when an OTLP endpoint is set (server/src/infra/tracing/)
+  '@opentelemetry/api',
+  '@opentelemetry/core',
+  '@opentelemetry/sdk-trace-base',
+  '@opentelemetry/exporter-trace-otlp-http',
+  '@opentelemetry/resources',
   // Optional speed-ups `ws` tries to require; not installed, and it works without them.
   'bufferutil',
   'utf-8-validate',

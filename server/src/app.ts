@@ -19,6 +19,7 @@ import { METRICS_PATH, registerMetricsRoute } from './infra/metrics/route.ts';
 import { globalApiRateLimit, globalWebRateLimit } from './infra/rate-limit.ts';
 import { newRequestId, REQUEST_ID_HEADER } from './infra/request-id.ts';
 import { setSecurityHeaders } from './infra/security-headers.ts';
+import { registerAuditHooks } from './modules/audit/hook.ts';
 import { FEATURES } from './modules/index.ts';
 import { createLane } from './relay/lane/lane.ts';
 import { RELAY_PREFIXES, registerRelay } from './relay/routes.ts';
@@ -97,6 +98,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         reply.status(404).send(fail(`Invalid URL (${req.method} ${req.url})`)),
       );
       api.addHook('onRequest', globalApiRateLimit(ctx));
+      registerAuditHooks(api, ctx);
       for (const feature of FEATURES) await feature(api, ctx);
     },
     { prefix: '/api' },

@@ -36,6 +36,14 @@ export interface Config {
   trustedProxies: string[];
   /** Bearer token a Prometheus scrape of /metrics must send (METRICS_TOKEN); empty = no token asked. */
   metricsToken: string;
+  /** A configuration file (YAML) applied at start by the master node (CONFIG_FILE); '' = none. */
+  configFile: string;
+  /** The secrets file {secret: NAME} references in a configuration file resolve from (CONFIG_SECRETS_FILE). */
+  configSecretsFile: string;
+  /** OTLP/HTTP traces URL (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces); '' = tracing off. */
+  otelTracesUrl: string;
+  /** OTEL_SERVICE_NAME, `modelgate` by default. */
+  otelServiceName: string;
   /** Addresses and CIDR ranges allowed to scrape /metrics (METRICS_ALLOW); /metrics is off when both are empty. */
   metricsAllow: string[];
   logLevel: string;
@@ -119,6 +127,14 @@ export function loadConfig(env: Env = process.env): Config {
       .map((p) => p.trim())
       .filter(Boolean),
     metricsToken: env.METRICS_TOKEN?.trim() ?? '',
+    configFile: env.CONFIG_FILE?.trim() ?? '',
+    configSecretsFile: env.CONFIG_SECRETS_FILE?.trim() ?? '',
+    otelTracesUrl:
+      env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() ||
+      (env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim()
+        ? `${env.OTEL_EXPORTER_OTLP_ENDPOINT.trim().replace(/\/+$/, '')}/v1/traces`
+        : ''),
+    otelServiceName: env.OTEL_SERVICE_NAME?.trim() || 'modelgate',
     metricsAllow: addressList(env, 'METRICS_ALLOW'),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     webDist: env.WEB_DIST?.trim() || new URL('../../web/dist', import.meta.url).pathname,

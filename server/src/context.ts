@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import { type Db, migrate, openDatabase } from './db/index.ts';
 import { type Bus, createBus } from './infra/bus.ts';
 import type { Metrics } from './infra/metrics/metrics.ts';
+import { startTracing } from './infra/tracing/provider.ts';
 import { createRevokedSessions, type RevokedSessions } from './modules/auth/revoked-sessions.ts';
 import { createOptionStore, type OptionStore } from './modules/options/store.ts';
 import { createUserCache, type UserCache } from './modules/users/cache.ts';
@@ -61,6 +62,9 @@ export async function createContext(config: Config, log?: Logger): Promise<AppCo
       ? new (await import('./infra/metrics/metrics.ts')).Metrics()
       : undefined;
   const hooks: Array<() => Promise<void> | void> = [];
+  // OpenTelemetry traces of the relay, only when an OTLP endpoint is configured (infra/tracing/).
+  const stopTracing = await startTracing(config);
+  if (stopTracing) hooks.push(stopTracing);
   let closed = false;
   return {
     config,

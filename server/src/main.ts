@@ -1,10 +1,18 @@
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { createContext } from './context.ts';
+import { applyConfigFileAtStart } from './modules/config/startup.ts';
 import { relayState } from './relay/state.ts';
 
 const config = loadConfig();
 const ctx = await createContext(config);
+try {
+  await applyConfigFileAtStart(ctx);
+} catch (err) {
+  ctx.log.fatal({ err: (err as Error).message }, 'CONFIG_FILE refused; not starting');
+  await ctx.close();
+  process.exit(1);
+}
 const app = await buildApp(ctx);
 
 /**

@@ -286,7 +286,7 @@ describe.each(DATABASES)('retention on $name', (engine) => {
       .values(logRow(1, now - 3000 * DAY, 0))
       .execute();
     const result = await runRetention(server.ctx, { nowSec: now, pace: PACE });
-    expect(result).toEqual({ logs: 0, midjourneys: 0, tasks: 0 });
+    expect(result).toEqual({ logs: 0, midjourneys: 0, tasks: 0, audit: 0 });
     expect(await count(server, (q) => q.where('created_at', '<', now - 2000 * DAY))).toBe(1);
   });
 });

@@ -1,11 +1,13 @@
 /**
- * How long the gateway keeps what piles up: usage log rows, and drawing and music/video tasks once they have
+ * How long the gateway keeps what piles up: usage log rows, audit log entries, and drawing and music/video tasks once they have
  * finished (unfinished tasks are always kept). Days; 0 keeps them forever. The dashboard's hourly buckets are
  * never deleted by these, so old days still chart.
  */
 export const RETENTION_OPTIONS = {
   LogRetentionDays: { default: 0, min: 0, max: 3650 },
   TaskRetentionDays: { default: 0, min: 0, max: 3650 },
+  /** The audit log's own retention (root only), separate from the usage log's. */
+  AuditLogRetentionDays: { default: 0, min: 0, max: 3650 },
 } as const;
 export type RetentionOptionKey = keyof typeof RETENTION_OPTIONS;
 

@@ -46,6 +46,8 @@ export const ROOT_ONLY_OPTION_KEYS: readonly string[] = [
   'WorkerUrl',
   'WorkerValidKey',
   'WorkerAllowHttpImageRequestEnabled',
+  // The audit log's retention: whoever shortens it erases the record of what they did
+  'AuditLogRetentionDays',
 ];
 
 /** Every `oidc.*` (OAuth provider) and `fetch_setting.*` (SSRF policy) key is root-only too. */

@@ -23,6 +23,7 @@ import * as m009 from './migrations/009_log_hourly.ts';
 import * as m010 from './migrations/010_budgets.ts';
 import * as m011 from './migrations/011_log_cost.ts';
 import * as m012 from './migrations/012_token_rate_limits.ts';
+import * as m013 from './migrations/013_audit_log.ts';
 import type { Database } from './schema.ts';
 
 export type { DialectName } from './dialect.ts';
@@ -49,6 +50,7 @@ const MIGRATIONS: Record<string, { up(db: Kysely<any>, dialect: DialectName): Pr
   '010_budgets': m010,
   '011_log_cost': m011,
   '012_token_rate_limits': m012,
+  '013_audit_log': m013,
 };
 
 /**

@@ -277,6 +277,26 @@ export interface ImportMarksTable {
   updated_at: number;
 }
 
+/** The audit log (migration 013, modules/audit/): append-only, chained by hash. */
+export interface AuditLogsTable {
+  seq: number;
+  created_at: number;
+  user_id: number;
+  username: string;
+  role: number;
+  ip: string;
+  method: string;
+  path: string;
+  action: string;
+  entity: string;
+  target: string;
+  status: number;
+  /** JSON array of AuditChange (modules/audit/diff.ts). */
+  changes: string;
+  prev_hash: string;
+  hash: string;
+}
+
 export interface Database {
   users: UsersTable;
   tokens: TokensTable;
@@ -293,4 +313,5 @@ export interface Database {
   setups: SetupsTable;
   revoked_sessions: RevokedSessionsTable;
   import_marks: ImportMarksTable;
+  audit_logs: AuditLogsTable;
 }

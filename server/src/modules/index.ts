@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
+import auditFeature from './audit/routes.ts';
 import { emailFeature } from './auth/email-routes.ts';
 import { oauthFeature } from './auth/oauth/routes.ts';
 import { authFeature } from './auth/routes.ts';
 import budgetsFeature from './budgets/routes.ts';
 import channelsFeature from './channels/routes.ts';
+import configFeature from './config/routes.ts';
 import contentFeature from './content/routes.ts';
 import dataFeature from './data/routes.ts';
 import { groupsFeature } from './groups/routes.ts';
@@ -51,4 +53,6 @@ export const FEATURES: Feature[] = [
   tokensFeature,
   channelsFeature,
   budgetsFeature,
+  auditFeature,
+  configFeature,
 ];

@@ -1,5 +1,14 @@
 import { Readable } from 'node:stream';
 import type { RelayMeter } from '../infra/metrics/relay-metrics.ts';
+import {
+  traceAttempt,
+  traceAttemptFailed,
+  traceEnd,
+  traceFirstByte,
+  traceStage,
+  traceStart,
+  traceUsage,
+} from '../infra/tracing/relay-trace.ts';
 import { conversationOf } from './affinity/conversation.ts';
 import type { Caller } from './auth.ts';
 import { expectedTokens, holdFor, priceFor } from './billing/charge.ts';
@@ -49,9 +58,13 @@ export function runRelay(
 ): Promise<void> {
   const startedAt = now();
   const meter = state.metrics?.start(input.format, input.info.model, startedAt);
-  return meter
-    ? measured(state, req, reply, caller, input, startedAt, meter)
-    : relay(state, req, reply, caller, input, startedAt);
+  traceStart(req, input);
+  return traceEnd(
+    req,
+    meter
+      ? measured(state, req, reply, caller, input, startedAt, meter)
+      : relay(state, req, reply, caller, input, startedAt),
+  );
 }
 
 async function measured(
@@ -151,6 +164,7 @@ async function relay(
   const chain: number[] = [];
   let lastError: RelayError | null = null;
   let lastFailed: number | undefined;
+  traceStage(req, 'routing');
   try {
     for (let attempt = 0; attempt <= retries; attempt++) {
       const sticky = attempt === 0 && remembered !== undefined;
@@ -175,7 +189,9 @@ async function relay(
         const produced = await attemptOn(state, req, reply, input, ch, startedAt, meter);
         lease.end('ok');
         if (affinityKey) state.affinity.remember(affinityKey, { channelId: ch.id, keyIndex: ch.keyIndex });
+        traceStage(req, 'settle');
         const quota = await settle(state, req, caller, input, hold, price, produced, ch, chain, startedAt);
+        traceUsage(req, produced.usage);
         meter?.answered(quota, produced.usage, produced.firstAt);
         perMinute?.settle(produced.usage.promptTokens + produced.usage.completionTokens);
         onSuccess().catch((err) => req.log.warn({ err }, 'rate limit bookkeeping failed'));
@@ -186,6 +202,7 @@ async function relay(
         const e = mapStatus(err, ch);
         lastError = e;
         lastFailed = ch.id;
+        traceAttemptFailed(req, e.status, e.message);
         if (shouldDisable(ctx, ch, e)) {
           const reason = `status ${e.status}: ${e.message}`;
           if (ch.keyIndex === undefined) void autoDisable(ctx, state.channels, ch, reason);
@@ -244,6 +261,7 @@ async function attemptOn(
     headers['content-type'] = 'application/json';
     headers.accept = call.stream ? 'text/event-stream' : 'application/json';
   }
+  traceAttempt(req, ch, call.model, headers);
 
   const controller = new CallAbort();
   const relayMs = state.ctx.config.relayTimeoutSec * 1000;
@@ -280,6 +298,7 @@ async function attemptOn(
           signal: controller,
           proxy: ch.proxy,
         });
+    traceFirstByte(req, res.statusCode);
     const secrets = [ch.key, ch.baseUrl];
     if (res.statusCode < 200 || res.statusCode >= 300) {
       const text = await res.body.text().catch(() => '');

@@ -29,6 +29,7 @@ const DashboardPage = lazy(() => import('../features/dashboard/DashboardPage.tsx
 const MidjourneyPage = lazy(() => import('../features/midjourney/MidjourneyPage.tsx'));
 const TasksPage = lazy(() => import('../features/tasks/TasksPage.tsx'));
 const PricingPage = lazy(() => import('../features/pricing/PricingPage.tsx'));
+const AuditPage = lazy(() => import('../features/audit/AuditPage.tsx'));
 const ChatPage = lazy(() => import('../features/chat/ChatPage.tsx'));
 const Chat2LinkPage = lazy(() => import('../features/chat/Chat2LinkPage.tsx'));
 
@@ -67,6 +68,7 @@ const TABLE: Array<[path: string, page: Page, access: Access]> = [
   ['/user', UsersPage, 'admin'],
   ['/user/edit/:id', UsersPage, 'admin'],
   ['/setting', SettingsPage, 'admin'],
+  ['/audit', AuditPage, 'admin'],
 ];
 
 function guarded(Page: Page, access: Access) {

@@ -69,7 +69,7 @@ const manualReason = (status: number) =>
  * The type's own setting fields (region, search...), the multi-key mode and the upstream cost prices, checked
  * when a channel is saved.
  */
-function checkSetting(type: number, text: string | undefined) {
+export function checkSetting(type: number, text: string | undefined) {
   if (!text?.trim()) return;
   const setting = JSON.parse(text) as Record<string, unknown>;
   const mode = setting.multi_key_mode;
@@ -83,7 +83,7 @@ function checkSetting(type: number, text: string | undefined) {
   if (cost) throw new ApiError(`setting.${cost.key} ${costProblemMessage(cost.problem)}`);
 }
 
-function checkVertex(type: number, other: string) {
+export function checkVertex(type: number, other: string) {
   if (type !== 41) return;
   if (!other.trim()) throw new ApiError('Vertex AI channels need a deployment region in "other"');
   if (other.trim().startsWith('{')) {
@@ -152,7 +152,7 @@ export async function createChannels(ctx: AppContext, input: ChannelCreateInput)
 }
 
 /** A base URL that is a link-local or metadata address literal is refused when saved, not at request time. */
-function checkBaseUrl(ctx: AppContext, url: string | undefined): void {
+export function checkBaseUrl(ctx: AppContext, url: string | undefined): void {
   const refused = url ? literalRefusal(url, adminUrlPolicy(ctx.options)) : undefined;
   if (refused) throw new ApiError(refused);
 }

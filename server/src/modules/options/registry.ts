@@ -189,6 +189,7 @@ export const OPTIONS: Record<string, OptionDef> = {
   LogConsumeEnabled: b(true),
   LogRetentionDays: retention('LogRetentionDays'),
   TaskRetentionDays: retention('TaskRetentionDays'),
+  AuditLogRetentionDays: retention('AuditLogRetentionDays'),
   // Channel health
   ChannelDisableThreshold: f(5),
   AutomaticDisableChannelEnabled: b(false),

@@ -1,4 +1,5 @@
-import type { Db } from '../../db/index.ts';
+import type { Kysely } from 'kysely';
+import type { Database, Db, DialectName } from '../../db/index.ts';
 import type { Bus } from '../../infra/bus.ts';
 import { ApiError } from '../../infra/envelope.ts';
 import { OPTIONS, type OptionDef, optionDef } from './registry.ts';
@@ -57,6 +58,23 @@ function canonicalValue(key: string, value: string, def: OptionDef): string {
     default:
       return value;
   }
+}
+
+/** Inserts or replaces one option row (in a transaction when `db` is one); the value is stored as given. */
+export async function writeOption(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  key: string,
+  value: string,
+): Promise<void> {
+  if (dialect === 'mysql')
+    await db.insertInto('options').values({ key, value }).onDuplicateKeyUpdate({ value }).execute();
+  else
+    await db
+      .insertInto('options')
+      .values({ key, value })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
+      .execute();
 }
 
 export async function createOptionStore(handle: Db, bus: Bus): Promise<OptionStore> {
@@ -134,20 +152,7 @@ export async function createOptionStore(handle: Db, bus: Bus): Promise<OptionSto
     },
     async set(key, value) {
       const canonical = normaliseOption(key, value, optionDef(key));
-      const db = handle.db;
-      if (handle.dialect === 'mysql') {
-        await db
-          .insertInto('options')
-          .values({ key, value: canonical })
-          .onDuplicateKeyUpdate({ value: canonical })
-          .execute();
-      } else {
-        await db
-          .insertInto('options')
-          .values({ key, value: canonical })
-          .onConflict((oc) => oc.column('key').doUpdateSet({ value: canonical }))
-          .execute();
-      }
+      await writeOption(handle.db, handle.dialect, key, canonical);
       values.set(key, canonical);
       forget(key);
       for (const l of listeners) l(key, canonical);

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.ts';
 import { DEFAULT_PACE, type PurgePace, type PurgeSource, purgeInBatches } from './purge.ts';
-import { expiredLogs, finishedTasks } from './targets.ts';
+import { expiredAudit, expiredLogs, finishedTasks } from './targets.ts';
 
 const DAY = 86_400;
 const HOUR = 3600;
@@ -21,11 +21,12 @@ export interface RetentionResult {
   logs: number;
   midjourneys: number;
   tasks: number;
+  audit: number;
 }
 
 /**
- * One pass: usage logs older than LogRetentionDays and finished tasks older than TaskRetentionDays (0 = keep
- * forever) are deleted in paced batches. The hourly `quota_data` buckets are left alone.
+ * One pass: usage logs older than LogRetentionDays, finished tasks older than TaskRetentionDays and audit log
+ * entries older than AuditLogRetentionDays (0 = keep forever) are deleted in paced batches. The hourly `quota_data` buckets are left alone.
  */
 export async function runRetention(
   ctx: AppContext,
@@ -36,7 +37,8 @@ export async function runRetention(
   const pace = opts.pace ?? DEFAULT_PACE;
   const logDays = ctx.options.int('LogRetentionDays');
   const taskDays = ctx.options.int('TaskRetentionDays');
-  const result: RetentionResult = { logs: 0, midjourneys: 0, tasks: 0 };
+  const auditDays = ctx.options.int('AuditLogRetentionDays');
+  const result: RetentionResult = { logs: 0, midjourneys: 0, tasks: 0, audit: 0 };
   const purge = async (name: keyof RetentionResult, source: PurgeSource) => {
     const started = performance.now();
     result[name] = await purgeInBatches(source, stopped, pace);
@@ -52,6 +54,7 @@ export async function runRetention(
     await purge('midjourneys', finishedTasks(ctx.db, 'midjourneys', cutoff * 1000));
     await purge('tasks', finishedTasks(ctx.db, 'tasks', cutoff));
   }
+  if (auditDays > 0) await purge('audit', expiredAudit(ctx.db, retentionCutoff(now, auditDays)));
   return result;
 }
 

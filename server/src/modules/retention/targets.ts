@@ -43,3 +43,23 @@ export function finishedTasks(db: Db, table: 'midjourneys' | 'tasks', cutoff: nu
     remove: (batch) => db.db.deleteFrom(table).where('id', 'in', batch).execute(),
   };
 }
+
+/**
+ * Audit log entries written before `cutoff`, oldest first. Only the head of the chain goes, so what is kept
+ * still verifies: its first row is the anchor (modules/audit/verify.ts).
+ */
+export function expiredAudit(db: Db, cutoff: number): PurgeSource {
+  return {
+    nextIds: async (limit) => {
+      const rows = await db.db
+        .selectFrom('audit_logs')
+        .select('seq')
+        .where('created_at', '<', cutoff)
+        .orderBy('seq')
+        .limit(limit)
+        .execute();
+      return rows.map((r) => Number(r.seq));
+    },
+    remove: (batch) => db.db.deleteFrom('audit_logs').where('seq', 'in', batch).execute(),
+  };
+}

@@ -1,6 +1,7 @@
 import {
   ApiOutlined,
   AppstoreOutlined,
+  AuditOutlined,
   BarChartOutlined,
   CalendarOutlined,
   CommentOutlined,
@@ -72,6 +73,7 @@ export function sideNavItems(t: TFunction, status: Status, isAdmin: boolean): It
         { key: '/channel', icon: <ApiOutlined />, label: t('nav.channels') },
         { key: '/redemption', icon: <GiftOutlined />, label: t('nav.redemptions') },
         { key: '/user', icon: <TeamOutlined />, label: t('nav.users') },
+        { key: '/audit', icon: <AuditOutlined />, label: t('nav.audit') },
         { key: '/setting', icon: <SettingOutlined />, label: t('nav.settings') },
       ],
     });

@@ -76,6 +76,7 @@ export default {
         LogConsumeEnabled: '启用额度消费日志记录',
         LogRetentionDays: '使用日志保留天数',
         TaskRetentionDays: '已完成任务保留天数',
+        AuditLogRetentionDays: '审计日志保留天数',
         DataExportEnabled: '启用数据看板',
         DataExportInterval: '数据看板更新间隔（分钟）',
         DataExportDefaultTime: '数据看板默认时间粒度',
@@ -180,6 +181,7 @@ export default {
         QuotaPerUnit: '一美元对应的额度，默认 500000，不建议修改',
         LogRetentionDays: '每小时删除更早的使用日志，0 表示永久保留；数据看板的统计不受影响',
         TaskRetentionDays: '每小时删除更早完成的绘图、音乐和视频任务，0 表示永久保留；未完成的任务不删除',
+        AuditLogRetentionDays: '每小时删除更早的审计日志条目，0 表示永久保留；仅 root 可修改',
         SensitiveWords: '一行一个，不区分大小写',
         AutomaticDisableKeywords: '一行一个，上游错误信息包含任一关键词时禁用通道',
         Chats:
@@ -363,6 +365,7 @@ export default {
         LogConsumeEnabled: 'Record consumption logs',
         LogRetentionDays: 'Keep usage logs (days)',
         TaskRetentionDays: 'Keep finished tasks (days)',
+        AuditLogRetentionDays: 'Keep audit log entries (days)',
         DataExportEnabled: 'Enable the data dashboard',
         DataExportInterval: 'Dashboard update interval (minutes)',
         DataExportDefaultTime: 'Default dashboard granularity',
@@ -469,6 +472,8 @@ export default {
           "Older usage logs are deleted every hour; 0 keeps them forever. The dashboard's statistics stay",
         TaskRetentionDays:
           'Drawing, music and video tasks that finished earlier are deleted every hour; 0 keeps them forever. Unfinished tasks stay',
+        AuditLogRetentionDays:
+          'Older audit log entries are deleted every hour; 0 keeps them forever. Only root may change it',
         SensitiveWords: 'One per line, case-insensitive',
         AutomaticDisableKeywords:
           'One per line; an upstream error containing any of them disables the channel',

@@ -52,6 +52,7 @@ const LOGS: FieldDef[] = [
   sw('LogConsumeEnabled'),
   retention('LogRetentionDays'),
   retention('TaskRetentionDays'),
+  retention('AuditLogRetentionDays'),
 ];
 const DASHBOARD: FieldDef[] = [
   sw('DataExportEnabled'),
