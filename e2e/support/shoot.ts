@@ -1,14 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
-import { DESKTOP, PHONE } from './browser.ts';
+import { DESKTOP, LAPTOP, PHONE } from './browser.ts';
 
 export const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
 
 const THEMES = ['light', 'dark'] as const;
 const LANGS = ['zh', 'en'] as const;
 const SIZES = [
-  ['desktop', DESKTOP],
+  ['desktop', LAPTOP],
   ['phone', PHONE],
 ] as const;
 
@@ -25,7 +25,7 @@ export async function settle(page: Page) {
 }
 
 /**
- * Saves light/dark x zh/en x desktop(1280x800)/phone(390x844) full-page screenshots of the current page
+ * Saves light/dark x zh/en x desktop(1366x900)/phone(390x844) full-page screenshots of the current page
  * as `e2e/artifacts/<name>-<theme>-<lang>-<size>.png`. Theme and language are set the way the console
  * keeps them (`theme-mode`, `i18nextLng` in local storage) followed by a reload; the previous values and
  * the viewport are restored afterwards; `prepare` runs after each reload. Returns the file paths.
