@@ -2,6 +2,7 @@ import { Button, Popover, Space, Tag, Tooltip, Typography } from 'antd';
 import type { ColumnType } from 'antd/es/table';
 import type { TFunction } from 'i18next';
 import { copyText } from '../../shared/copyText.ts';
+import { EllipsisText } from '../../shared/EllipsisText.tsx';
 import { TimeText } from '../../shared/TimeText.tsx';
 import type { LogItem } from './api.ts';
 import { parseOther } from './billing.ts';
@@ -68,10 +69,13 @@ export function logColumns(opts: {
           </Button>
         ) : null,
     },
+    // Column priorities at 1366 px: the token, the group, the timing and the retry chain give way below 1600 px,
+    // so the amount and the details stay on screen.
     {
       key: 'token',
       title: t('log.colToken'),
       dataIndex: 'token_name',
+      responsive: ['xxl'],
       render: (name: string) =>
         name ? (
           <Tag
@@ -82,7 +86,7 @@ export function logColumns(opts: {
               copyText(name);
             }}
           >
-            {name}
+            <EllipsisText text={name} maxWidth={120} />
           </Tag>
         ) : null,
     },
@@ -90,6 +94,7 @@ export function logColumns(opts: {
       key: 'group',
       title: t('log.colGroup'),
       dataIndex: 'group',
+      responsive: ['xxl'],
       render: (g: string) => (g ? <Tag>{g}</Tag> : null),
     },
     {
@@ -117,7 +122,7 @@ export function logColumns(opts: {
               copyText(model);
             }}
           >
-            {model}
+            <EllipsisText text={model} maxWidth={150} />
           </Tag>
         );
         if (!o.is_model_mapped) return tag;
@@ -135,6 +140,7 @@ export function logColumns(opts: {
       key: 'use_time',
       title: t('log.colUseTime'),
       dataIndex: 'use_time',
+      responsive: ['xxl'],
       render: (_: number, r) => {
         if (r.type !== 2 && r.type !== 5) return null;
         const o = parseOther(r.other);
@@ -142,7 +148,7 @@ export function logColumns(opts: {
         const first = r.is_stream && r.first_time > 0 ? r.first_time / 1000 : undefined;
         const tps = speed(r.completion_tokens, seconds);
         return (
-          <Space size={2} wrap={false}>
+          <Space size={2} wrap style={{ maxWidth: 150 }}>
             <Tag color={totalTimeColor(seconds)}>{seconds.toFixed(1)} s</Tag>
             {first !== undefined && <Tag color={firstTokenColor(first)}>{first.toFixed(1)} s</Tag>}
             <Tag color={r.is_stream ? 'blue' : 'purple'}>
@@ -169,12 +175,19 @@ export function logColumns(opts: {
       key: 'quota',
       title: t('log.colQuota'),
       dataIndex: 'quota',
-      render: (q: number) => (q ? formatQuota(q, 6) : null),
+      // A top-up adds to the balance: shown as a credit, not as something spent.
+      render: (q: number, r) =>
+        !q ? null : r.type === 1 ? (
+          <Typography.Text type="success">+{formatQuota(q, 6)}</Typography.Text>
+        ) : (
+          formatQuota(q, 6)
+        ),
     },
     admin && {
       key: 'retry',
       title: t('log.colRetry'),
       dataIndex: 'other',
+      responsive: ['xxl'],
       render: (other: string) => {
         const chain = parseOther(other).admin_info?.use_channel ?? [];
         return chain.length > 1 ? chain.join(' → ') : null;
@@ -185,7 +198,7 @@ export function logColumns(opts: {
       title: t('log.colDetails'),
       dataIndex: 'content',
       render: (c: string) => (
-        <Typography.Paragraph ellipsis={{ rows: 2 }} style={{ maxWidth: 280, marginBottom: 0 }}>
+        <Typography.Paragraph ellipsis={{ rows: 2 }} style={{ maxWidth: 180, marginBottom: 0 }}>
           {c}
         </Typography.Paragraph>
       ),
