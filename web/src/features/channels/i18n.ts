@@ -1,3 +1,5 @@
+import keyStrings from './i18n-keys.ts';
+
 export default {
   zh: {
     channel: {
@@ -112,17 +114,7 @@ export default {
       multiKeyMode: '密钥选择方式',
       multiKey_random: '随机',
       multiKey_polling: '轮询',
-      keysTitle: '密钥（{{enabled}}/{{total}} 个启用）',
-      keyFingerprint: '指纹',
-      keyEnable: '启用',
-      keyDisable: '禁用',
-      keyReplace: '替换',
-      keyRemove: '删除',
-      keyRemoveConfirm: '删除这个密钥？',
-      keyReplacePlaceholder: '密钥 #{{index}} 的新密钥',
-      keysAdd: '添加密钥',
-      keysAddPlaceholder: '要添加的密钥，每行一个；已有的密钥保持不变',
-      keysSaved: '密钥已更新',
+      ...keyStrings.zh,
       setting_enable_search: '联网搜索',
       settingHint_enable_search: '所有模型都开启 DashScope 联网搜索（模型名以 -internet 结尾时总是开启）',
       setting_workspace: '业务空间 ID',
@@ -311,17 +303,7 @@ export default {
       multiKeyMode: 'Key selection',
       multiKey_random: 'Random',
       multiKey_polling: 'In turn',
-      keysTitle: 'Keys ({{enabled}} of {{total}} enabled)',
-      keyFingerprint: 'Fingerprint',
-      keyEnable: 'Enable',
-      keyDisable: 'Disable',
-      keyReplace: 'Replace',
-      keyRemove: 'Remove',
-      keyRemoveConfirm: 'Remove this key?',
-      keyReplacePlaceholder: 'New key for key #{{index}}',
-      keysAdd: 'Add keys',
-      keysAddPlaceholder: 'Keys to add, one per line; the keys already here stay',
-      keysSaved: 'Keys updated',
+      ...keyStrings.en,
       setting_enable_search: 'Web search',
       settingHint_enable_search:
         'Turn on DashScope web search for every model (a model named <model>-internet always gets it)',
