@@ -87,7 +87,7 @@ describe('multi-key channels', () => {
       .where('id', '=', channelId)
       .executeTakeFirstOrThrow();
     expect(Number(row.status)).toBe(1);
-    await shootAll(page, 'channel-keys', async (p) => {
+    await shootAll(page, 'channel-key-test', async (p) => {
       await p.getByTestId('channel-keys').locator('.ant-table-tbody tr.ant-table-row').first().waitFor();
     });
   });
