@@ -2,7 +2,7 @@
 export default {
   zh: {
     keysTitle: '密钥（{{enabled}}/{{total}} 个启用）',
-    keyFingerprint: '指纹',
+    keyFingerprint: '密钥 / 指纹',
     keyEnable: '启用',
     keyDisable: '禁用',
     keyReplace: '替换',
@@ -21,7 +21,7 @@ export default {
   },
   en: {
     keysTitle: 'Keys ({{enabled}} of {{total}} enabled)',
-    keyFingerprint: 'Fingerprint',
+    keyFingerprint: 'Key / fingerprint',
     keyEnable: 'Enable',
     keyDisable: 'Disable',
     keyReplace: 'Replace',
