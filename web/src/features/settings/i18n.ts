@@ -1,4 +1,5 @@
 import { RETENTION_OPTIONS } from '@modelgate/shared';
+import versionStrings from './i18n-version.ts';
 
 const { max: MAX_DAYS } = RETENTION_OPTIONS.LogRetentionDays;
 
@@ -19,12 +20,7 @@ export default {
       rootOnlyNote:
         '灰色的选项涉及登录、邮件、链接、支付、第三方登录或服务器请求策略，只有超级管理员（root）可以修改。',
       version: '当前版本',
-      checkUpdate: '检查更新',
-      checkUpdateOff: '未配置发布地址（VERSION_CHECK_URL），无法检查更新',
-      checkUpdateFailed: '检查更新失败',
-      upToDate: '已是最新版本（最新发布：{{latest}}）',
-      newVersion: '有新版本 {{latest}}（当前 {{current}}）',
-      releasePage: '查看发布页面',
+      ...versionStrings.zh,
       startTime: '启动时间',
       section: {
         general: '通用设置',
@@ -309,12 +305,7 @@ export default {
       rootOnlyNote:
         "Greyed-out options control sign-in, mail, links, payments, third-party login or the server's fetch policy; only the root user can change them.",
       version: 'Version',
-      checkUpdate: 'Check for updates',
-      checkUpdateOff: 'No release address is configured (VERSION_CHECK_URL), so updates cannot be checked',
-      checkUpdateFailed: 'Failed to check for updates',
-      upToDate: 'Up to date (latest release: {{latest}})',
-      newVersion: 'A new version is out: {{latest}} (running {{current}})',
-      releasePage: 'Open the release page',
+      ...versionStrings.en,
       startTime: 'Started at',
       section: {
         general: 'General',
