@@ -1,16 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
-import { PHONE } from './browser.ts';
+import { DESKTOP, LAPTOP, PHONE } from './browser.ts';
 
 export const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
 
 const THEMES = ['light', 'dark'] as const;
 const LANGS = ['zh', 'en'] as const;
-/** A common laptop screen, wider than the tests' own window, so screenshots show what most people see. */
-const SHOT_DESKTOP = { width: 1366, height: 900 };
 const SIZES = [
-  ['desktop', SHOT_DESKTOP],
+  ['desktop', LAPTOP],
   ['phone', PHONE],
 ] as const;
 
@@ -43,7 +41,7 @@ export async function shootAll(
     theme: localStorage.getItem('theme-mode'),
     lang: localStorage.getItem('i18nextLng'),
   }));
-  const viewport = page.viewportSize() ?? SHOT_DESKTOP;
+  const viewport = page.viewportSize() ?? DESKTOP;
   const files: string[] = [];
   for (const [sizeName, size] of SIZES) {
     await page.setViewportSize(size);

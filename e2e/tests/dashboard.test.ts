@@ -20,6 +20,7 @@ let gw: Gateway;
 let browser: Browser;
 let opened: OpenedPage;
 let page: Page;
+let rootId = 0;
 
 beforeAll(async () => {
   gw = await startGateway();
@@ -29,6 +30,7 @@ beforeAll(async () => {
     .select(['id', 'username'])
     .where('username', '=', ROOT.username)
     .executeTakeFirstOrThrow();
+  rootId = Number(root.id);
   const now = Math.floor(Date.now() / 1000);
   const row = (model: string, ago: number, quota: number, tokens: number) =>
     consumeLogRow({
@@ -77,6 +79,36 @@ describe('dashboard', () => {
     expect(await page.locator('canvas').count()).toBeGreaterThan(0);
     await page.getByRole('tab', { name: '模型调用次数占比' }).click();
     await expect.poll(() => page.locator('canvas').count()).toBeGreaterThan(0);
+  });
+
+  test('counts a request logged after the last export at once, and says how fresh the figures are', async () => {
+    const stat = (title: string) =>
+      page.locator('.ant-statistic').filter({ hasText: title }).locator('.ant-statistic-content');
+    const now = Math.floor(Date.now() / 1000);
+    await gw.ctx.logDb.db
+      .insertInto('logs')
+      .values(
+        consumeLogRow({
+          user_id: rootId,
+          username: ROOT.username,
+          model_name: 'gpt-4o-mini',
+          created_at: now - 5,
+          type: 2,
+          quota: 500000,
+          prompt_tokens: 50,
+          completion_tokens: 50,
+          content: '',
+          other: '{}',
+        }),
+      )
+      .execute();
+    // No export has run since: the figures are still current.
+    await page.getByRole('button', { name: /刷\s*新/ }).click();
+    await expect.poll(() => stat('统计次数').innerText()).toBe('6');
+    expect(await stat('统计 Tokens').innerText()).toBe('7,700');
+    expect(await stat('统计额度').innerText()).toBe('$1.82');
+    const asOf = await page.getByTestId('dashboard-as-of').innerText();
+    expect(asOf).toMatch(/^数据截至 \d\d:\d\d:\d\d，包含此刻之前的全部请求$/);
   });
 
   test('screenshots', async () => {

@@ -74,6 +74,12 @@ beforeAll(async () => {
   proxy.advance(ids.failed, 'failure', '[Banned prompt] the prompt contains a banned word');
   proxy.advance(ids.alice, 'success');
   await pollMidjourney(relayState(gw.ctx));
+  // Alice's image can no longer be loaded (an expired upstream link).
+  await gw.ctx.db.db
+    .updateTable('midjourneys')
+    .set({ image_url: 'http://127.0.0.1:9/expired.png' })
+    .where('mj_id', '=', ids.alice)
+    .execute();
 
   browser = await launchBrowser();
   opened = await openPage(browser);
@@ -110,14 +116,27 @@ describe('drawing log', () => {
     const img = rows().filter({ hasText: ids.done }).locator('img');
     await expect.poll(() => img.evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBe(96);
     await img.click();
-    await expect.poll(() => page.locator('.ant-image-preview-img').count()).toBe(1);
+    // Escape is pressed once the viewer is open and has the focus, and the test waits for it to be hidden (its
+    // closing animation keeps it in the page for a while), not for a fixed time.
+    const viewer = page.locator('.ant-image-preview');
+    await expect.poll(() => viewer.evaluate((el) => el.contains(document.activeElement))).toBe(true);
     await page.keyboard.press('Escape');
-    await expect.poll(() => page.locator('.ant-image-preview-img').count()).toBe(0);
+    await expect.poll(() => page.locator('.ant-image-preview-img:visible').count()).toBe(0);
     await rows().filter({ hasText: ids.failed }).getByText('[Banned prompt]').click();
     const modal = page.locator('.ant-modal');
     await expect.poll(() => modal.innerText()).toContain('the prompt contains a banned word');
     await page.locator('.ant-modal-close').click();
     await expect.poll(() => page.locator('.ant-modal-wrap:visible').count(), { timeout: 5000 }).toBe(0);
+  });
+
+  test('an image that cannot load shows a picture placeholder, not alt text broken over two lines', async () => {
+    const cell = rows().filter({ hasText: ids.alice }).locator('.ant-image');
+    const img = cell.locator('img');
+    await expect.poll(() => img.getAttribute('src')).toMatch(/^data:image\/svg\+xml/);
+    await expect.poll(() => img.evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+    const box = await cell.boundingBox();
+    expect(box?.height).toBeLessThanOrEqual(48);
+    expect(await cell.innerText()).toBe('');
   });
 
   test('filters by task id', async () => {

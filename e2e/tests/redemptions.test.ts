@@ -83,6 +83,25 @@ describe('redemption codes', () => {
     await page.locator('.ant-drawer').getByRole('button', { name: '取消' }).click();
   });
 
+  test('one code created: a success dialog that says "1 code was created"', async () => {
+    const en = await openPage(browser, { locale: 'en-US' });
+    await loginViaApi(en.page, gw.url, ROOT, '/redemption');
+    const p = en.page;
+    await settle(p);
+    await p.getByRole('button', { name: 'Add codes' }).click();
+    await p.locator('#name').fill('single');
+    await p.getByRole('button', { name: '$10', exact: true }).click();
+    await p.getByTestId('redemption-submit').click();
+    const dialog = p.locator('.ant-modal-confirm');
+    await poll(() => dialog.innerText()).toContain('1 code was created. Download it as a text file?');
+    expect(await dialog.innerText()).toContain('Code created');
+    expect(await dialog.getAttribute('class')).toContain('ant-modal-confirm-success');
+    expect(await dialog.locator('.anticon-check-circle').count()).toBe(1);
+    expect(await dialog.locator('.anticon-exclamation-circle').count()).toBe(0);
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await en.context.close();
+  });
+
   test('screenshots of the code list', async () => {
     await shootAll(page, 'redemptions');
   });

@@ -52,13 +52,27 @@ afterAll(async () => {
 });
 
 describe('wallet', () => {
-  test('says so when online top-up and the top-up link are not set up', async () => {
+  test('disables the pay buttons and the code link, with the reason, while they are not set up', async () => {
     await settle(page);
     await poll(() => page.getByText('管理员未开启在线充值！').count()).toBeGreaterThan(0);
-    await alipay().click();
-    await poll(() => toast(page, '管理员未开启在线充值！').count()).toBeGreaterThan(0);
-    await page.getByRole('button', { name: '获取兑换码' }).click();
-    await poll(() => toast(page, '超级管理员未设置充值链接！').count()).toBeGreaterThan(0);
+    expect(await alipay().isDisabled()).toBe(true);
+    expect(await page.getByTestId('pay-wx').isDisabled()).toBe(true);
+    await poll(() => page.getByTestId('pay-disabled-reason').innerText()).toContain('在线充值未开启');
+    expect(await page.getByRole('button', { name: '获取兑换码' }).isDisabled()).toBe(true);
+    await poll(() => page.getByTestId('get-code-reason').innerText()).toContain(
+      '管理员未设置购买兑换码的链接',
+    );
+    await shootAll(page, 'wallet-off');
+  });
+
+  test('the code link opens the link the administrator set', async () => {
+    await gw.ctx.options.set('TopUpLink', 'https://shop.example.com/codes');
+    await page.reload();
+    await settle(page);
+    const link = page.getByRole('link', { name: '获取兑换码' });
+    await poll(() => link.getAttribute('href')).toBe('https://shop.example.com/codes');
+    expect(await link.getAttribute('target')).toBe('_blank');
+    expect(await page.getByTestId('get-code-reason').count()).toBe(0);
   });
 
   test('quotes the amount and enforces the minimum', async () => {
@@ -77,6 +91,8 @@ describe('wallet', () => {
     const amount = page.getByLabel('充值数量');
     await poll(() => amount.inputValue()).toBe('2');
     await poll(() => page.getByTestId('topup-payable').innerText()).toContain('14.60');
+    expect(await alipay().isDisabled()).toBe(false);
+    expect(await page.getByTestId('pay-disabled-reason').count()).toBe(0);
     await amount.fill('1');
     await amount.blur();
     await alipay().click();

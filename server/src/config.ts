@@ -46,6 +46,8 @@ export interface Config {
   otelServiceName: string;
   /** Addresses and CIDR ranges allowed to scrape /metrics (METRICS_ALLOW); /metrics is off when both are empty. */
   metricsAllow: string[];
+  /** Where the version check reads the latest public release (VERSION_CHECK_URL); empty = no check. */
+  versionCheckUrl: string;
   logLevel: string;
   webDist: string;
   debug: boolean;
@@ -135,6 +137,7 @@ export function loadConfig(env: Env = process.env): Config {
         ? `${env.OTEL_EXPORTER_OTLP_ENDPOINT.trim().replace(/\/+$/, '')}/v1/traces`
         : ''),
     otelServiceName: env.OTEL_SERVICE_NAME?.trim() || 'modelgate',
+    versionCheckUrl: env.VERSION_CHECK_URL?.trim() ?? '',
     metricsAllow: addressList(env, 'METRICS_ALLOW'),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     webDist: env.WEB_DIST?.trim() || new URL('../../web/dist', import.meta.url).pathname,

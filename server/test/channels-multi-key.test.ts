@@ -134,8 +134,11 @@ for (const engine of DATABASES) {
       const id = await makeChannel('sk-badkey-1\nsk-badkey-2', 'gpt-4o');
       // The first key answers 401 and is disabled, the retry takes the second, which answers 401 too.
       const err = await ask('gpt-4o').catch((e) => e);
-      expect(err.status).toBe(401);
+      // The caller's token is fine: the gateway's own error, not the provider's "Incorrect API key".
+      expect(err.status).toBe(503);
+      expect(err.code).toBe('upstream_auth_failed');
       expect(err.message).not.toContain('sk-badkey');
+      expect(err.message).not.toContain('Incorrect API key');
       // Out of rotation at once; saved in the background.
       await expect
         .poll(async () => {

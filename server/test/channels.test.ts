@@ -169,6 +169,7 @@ for (const engine of DATABASES) {
         [{ name: 'x', models: 'm', type: 41, key: serviceAccount() }, /region/],
         [{ name: 'x', models: `${'m'.repeat(192)}` }, /191/],
         [{ name: 'x', models: 'm', group: 'g'.repeat(65) }, /64/],
+        [{ name: 'n'.repeat(65), models: 'm' }, /channel name must be at most 64 characters/],
       ];
       for (const [body, msg] of bad) {
         const r = await admin.post('/api/channel/', { type: 1, key: 'k', ...body });
@@ -182,6 +183,7 @@ for (const engine of DATABASES) {
         { id, name: '' },
         { id, priority: -1000 },
         { id, weight: -5 },
+        { id, name: 'n'.repeat(158) },
         { id, status: 3 },
         { id, model_mapping: '{' },
         { name: 'no id' },

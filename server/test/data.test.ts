@@ -200,6 +200,31 @@ for (const engine of DATABASES) {
       );
       expect(reversed.status).toBe(400);
     });
+
+    it('counts log rows written since the last export at once, and once after the next export', async () => {
+      const range = `start_timestamp=${base}&end_timestamp=${base + 10 * HOUR}`;
+      const live = (rows: Array<{ model_name: string; count: number; quota: number }>) =>
+        rows
+          .filter((r) => r.model_name === 'live-model')
+          .reduce((a, r) => ({ count: a.count + r.count, quota: a.quota + r.quota }), { count: 0, quota: 0 });
+      await server.ctx.logDb.db
+        .insertInto('logs')
+        .values([
+          consumeLog(alice.id, 'alice', 'live-model', base + 2 * HOUR + 5, 700, [3, 4]),
+          consumeLog(alice.id, 'alice', 'live-model', base + 2 * HOUR + 9, 300, [1, 1]),
+          consumeLog(admin.id, 'admin1', 'live-model', base + 3 * HOUR, 50, [1, 1]),
+        ])
+        .execute();
+      for (const round of ['before the export', 'after the export']) {
+        const own = await get(`/api/data/self/?${range}`, alice.headers);
+        expect(live(own.body.data), round).toEqual({ count: 2, quota: 1000 });
+        const all = await get(`/api/data/?${range}`, admin.headers);
+        expect(live(all.body.data), round).toEqual({ count: 3, quota: 1050 });
+        const one = await get(`/api/data/?username=admin1&${range}`, admin.headers);
+        expect(live(one.body.data), round).toEqual({ count: 1, quota: 50 });
+        await exportQuotaData(server.ctx);
+      }
+    });
   });
 }
 

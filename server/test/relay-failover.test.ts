@@ -148,9 +148,11 @@ describe('relay: routing and failover', () => {
       .executeTakeFirstOrThrow();
     const err = await ask(model).catch((e) => e);
     expect(err).toBeInstanceOf(OpenAI.APIError);
-    expect(err.status).toBe(401);
-    expect(err.code).toBe('invalid_api_key');
+    // An upstream 401 refuses the channel's key, not the caller's: the gateway's own error.
+    expect(err.status).toBe(503);
+    expect(err.code).toBe('upstream_auth_failed');
     expect(err.message).not.toContain('sk-badkey');
+    expect(err.message).not.toContain('Incorrect API key');
     expect(err.message).toMatch(/request id: \d{14}[0-9a-f]{8}/);
     await flushLedger(server.ctx);
     const after = await server.ctx.db.db

@@ -2,6 +2,7 @@ export * from './channel-cost.ts';
 export * from './channel-settings.ts';
 export * from './channel-types.ts';
 export * from './margin.ts';
+export * from './name-limits.ts';
 export * from './quota.ts';
 export * from './rate-limits.ts';
 export * from './retention.ts';

@@ -35,7 +35,10 @@ export function relayFailure(
   requestId: string,
   log: FastifyBaseLogger,
 ): { status: number; body: OpenAIErrorBody } {
-  if (err instanceof RelayError) return { status: err.status, body: errorBody(err, requestId) };
+  if (err instanceof RelayError) {
+    const e = callersView(err);
+    return { status: e.status, body: errorBody(e, requestId) };
+  }
   if (err instanceof ApiError) {
     const e = new RelayError(err.status, err.message, 'invalid_request_error', 'unauthorized');
     return { status: err.status, body: errorBody(e, requestId) };
@@ -50,6 +53,24 @@ export function relayFailure(
     status === 413 ? 'request_too_large' : status === 415 ? 'unsupported_media_type' : 'invalid_request';
   const e = new RelayError(status, friendlyClientError(err as FastifyError), 'invalid_request_error', code);
   return { status, body: errorBody(e, requestId) };
+}
+
+/**
+ * The error a caller sees for an upstream failure. An upstream 401 refuses the gateway's own key, not the
+ * caller's token: passing on the provider's "Incorrect API key provided" would send the caller after the wrong
+ * key, so they get the gateway's own 503 (retryable; the refused key has left rotation) and the provider's text
+ * stays in the server log and the key's disable reason.
+ */
+export function callersView(err: RelayError): RelayError {
+  if (err.local || err.status !== 401) return err;
+  return new RelayError(
+    503,
+    'the upstream provider refused the credentials of the channel that served this request; the gateway has taken that key out of rotation where it could. Try again; if it persists, tell the administrator',
+    'upstream_error',
+    'upstream_auth_failed',
+    null,
+    false,
+  );
 }
 
 /** The status a thrown error gives the client: its own (RelayError, ApiError, Fastify's errors), else 500. */

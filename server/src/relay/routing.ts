@@ -1,6 +1,6 @@
 import { ChannelStatus } from '@modelgate/shared';
 import type { AppContext } from '../context.ts';
-import { disableChannel, shouldDisableChannel } from '../modules/channels/health.ts';
+import { disableChannel, keyRefused, shouldDisableChannel } from '../modules/channels/health.ts';
 import { disableKey } from '../modules/channels/key-status.ts';
 import { chooseKey } from './cache/channel-keys.ts';
 import type { ChannelCache, ChannelEntry, Tier } from './cache/channels.ts';
@@ -67,9 +67,14 @@ export function shouldRetry(err: RelayError): boolean {
   return s === 429 || s === 307 || s >= 500 || s === 401 || s === 403 || s === 404;
 }
 
-/** Whether an upstream error says the channel's key or account is dead (option, auto_ban, and the health rules). */
+/**
+ * Whether an upstream error says the channel's key or account is dead (option, auto_ban, and the health rules).
+ * A key the upstream refuses leaves a multi-key channel's rotation by itself even with automatic disabling off:
+ * the channel's other keys keep serving, and nothing but that key stops.
+ */
 export function shouldDisable(ctx: AppContext, ch: ChannelEntry, err: RelayError): boolean {
   if (err.local || !ch.autoBan) return false;
+  if (hasOtherKey(ch) && keyRefused(err)) return true;
   return shouldDisableChannel(
     ctx,
     { status: err.status, type: err.type, code: err.code, message: err.message },

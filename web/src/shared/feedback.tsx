@@ -64,3 +64,11 @@ export function showSuccess(text: string) {
 export function showInfo(text: string) {
   feedback.message?.info(text);
 }
+
+/**
+ * "Please check your input" after a form's validation failed: one toast however often the user submits (a second
+ * click replaces it instead of stacking a twin); the fields themselves carry the details.
+ */
+export function showCheckInput() {
+  feedback.message?.error({ key: 'check-input', content: i18n.t('common.checkInput') });
+}

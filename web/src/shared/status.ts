@@ -12,6 +12,8 @@ export interface Status {
   logo?: string;
   footer_html?: string;
   version?: string;
+  /** Whether the server has a release URL for the version check. */
+  version_check?: boolean;
   start_time?: number;
   quota_per_unit?: number;
   display_in_currency?: boolean;

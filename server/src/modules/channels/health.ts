@@ -58,6 +58,9 @@ const DISABLING_TYPES = new Set([
   'forbidden',
 ]);
 
+/** The upstream refused the key itself (401, or OpenAI's invalid_api_key): that key will not work again. */
+export const keyRefused = (err: UpstreamFailure) => err.status === 401 || err.code === 'invalid_api_key';
+
 /** True when the error says the channel's account or key is unusable and the admin allows auto-disabling. */
 export function shouldDisableChannel(ctx: AppContext, err: UpstreamFailure, channelType?: number): boolean {
   if (!ctx.options.bool('AutomaticDisableChannelEnabled')) return false;

@@ -10,6 +10,7 @@ import { DEFAULT_MODELS, KNOWN_MODELS } from './catalog.ts';
 import { fetchUpstreamModels } from './fetch-models.ts';
 import { startChannelJobs } from './jobs.ts';
 import { disableKeyAt, editKeys, enableKey } from './key-status.ts';
+import { testKey } from './key-test.ts';
 import { keyViews } from './key-views.ts';
 import {
   batchTagSchema,
@@ -64,7 +65,11 @@ const copyQuery = z.object({
   suffix: z.string().max(50).default('_copy'),
   reset_balance: bool.default(true),
 });
-const testQuery = z.object({ model: z.string().max(191).optional() });
+const testQuery = z.object({
+  model: z.string().max(191).optional(),
+  /** One key of a multi-key channel, by position. */
+  key: z.coerce.number().int().min(0).optional(),
+});
 
 /** /api/channel (admin): the channel list, its edits, and everything that keeps channels healthy. */
 const channelsFeature: Feature = (app, ctx: AppContext) => {
@@ -107,7 +112,11 @@ const channelsFeature: Feature = (app, ctx: AppContext) => {
 
   app.get('/channel/test/:id', admin, async (req) => {
     const { id } = parseOr400(idParam, req.params);
-    const { model } = parseOr400(testQuery, req.query);
+    const { model, key } = parseOr400(testQuery, req.query);
+    if (key !== undefined) {
+      const { keys, ...r } = await testKey(ctx, id, key, model);
+      return { ...r, data: { keys } };
+    }
     const r = await testChannel(ctx, id, model);
     return { success: r.success, message: r.message, time: r.time, data: await channelView(ctx, id) };
   });

@@ -1,4 +1,4 @@
-import { channelTypeInfo } from '@modelgate/shared';
+import { CHANNEL_NAME_MAX, channelTypeInfo } from '@modelgate/shared';
 import { z } from 'zod';
 import { isProxyUrl } from '../../relay/upstream-proxy.ts';
 
@@ -66,7 +66,7 @@ const fields = {
     .string()
     .trim()
     .min(1, 'channel name is required')
-    .max(191, 'channel name must be at most 191 characters'),
+    .max(CHANNEL_NAME_MAX, `channel name must be at most ${CHANNEL_NAME_MAX} characters`),
   key: z.string().max(65536, 'key is too long'),
   base_url: baseUrl,
   other: z.string().max(65536),

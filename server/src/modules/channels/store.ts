@@ -2,6 +2,7 @@ import type { Expression, Kysely, Selectable, SqlBool } from 'kysely';
 import type { Database, Db } from '../../db/index.ts';
 import type { ChannelsTable } from '../../db/schema.ts';
 import { containsLike } from '../../infra/like.ts';
+import { channelKeys } from '../../relay/cache/channel-keys.ts';
 
 export type ChannelRow = Selectable<ChannelsTable>;
 /** A channel as the console API sends it: every column except the key, which never leaves the server. */
@@ -72,7 +73,7 @@ export interface SearchFilter {
 }
 
 const ordered = (db: Kysely<Database>, idSort: boolean) => {
-  const q = db.selectFrom('channels').select(VIEW_COLUMNS);
+  const q = db.selectFrom('channels').select([...VIEW_COLUMNS, 'key', 'key_status']);
   return idSort ? q.orderBy('id', 'desc') : q.orderBy('priority', 'desc').orderBy('id', 'desc');
 };
 
@@ -99,6 +100,12 @@ function filtered(db: Kysely<Database>, f: SearchFilter, idSort: boolean) {
   return q;
 }
 
+/** A list row: the view, and how many keys the channel holds and how many of them are enabled (never the keys). */
+function listView(row: Partial<ChannelRow>): ChannelView & { key_count: number; keys_enabled: number } {
+  const keys = channelKeys(Number(row.type), row.key ?? '', row.key_status);
+  return { ...toView(row), key_count: keys.length, keys_enabled: keys.filter((k) => !k.state).length };
+}
+
 /** Tag mode: one group per non-empty tag, and one per untagged channel, in list order. */
 function groupByTag(rows: ChannelView[]): ChannelView[][] {
   const groups: ChannelView[][] = [];
@@ -121,7 +128,7 @@ function groupByTag(rows: ChannelView[]): ChannelView[][] {
 
 export async function listChannels(h: Db, page: number, size: number, opts: ListOptions) {
   if (opts.tagMode) {
-    const all = (await ordered(h.db, opts.idSort).execute()).map(toView);
+    const all = (await ordered(h.db, opts.idSort).execute()).map(listView);
     const groups = groupByTag(all);
     return { items: groups.slice(page * size, page * size + size).flat(), total: groups.length };
   }
@@ -135,11 +142,11 @@ export async function listChannels(h: Db, page: number, size: number, opts: List
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow(),
   ]);
-  return { items: rows.map(toView), total: Number(count.n) };
+  return { items: rows.map(listView), total: Number(count.n) };
 }
 
 export async function searchChannels(h: Db, f: SearchFilter, opts: ListOptions) {
-  const rows = (await filtered(h.db, f, opts.idSort).limit(5000).execute()).map(toView);
+  const rows = (await filtered(h.db, f, opts.idSort).limit(5000).execute()).map(listView);
   return opts.tagMode ? groupByTag(rows).flat() : rows;
 }
 

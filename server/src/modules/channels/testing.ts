@@ -17,6 +17,11 @@ export interface TestResult {
 
 const UNTESTABLE = new Set([2, 5, 36]);
 
+export function assertTestable(type: number): void {
+  if (UNTESTABLE.has(type)) throw new ApiError('channels of this type (Midjourney, Suno) cannot be tested');
+  if (!adapterFor(type)) throw new ApiError('testing this channel type is not supported yet');
+}
+
 /**
  * Tests one channel through the relay's provider adapters and applies the health rules: a disabling error or
  * a reply slower than ChannelDisableThreshold disables an enabled channel (AutomaticDisableChannelEnabled
@@ -25,9 +30,7 @@ const UNTESTABLE = new Set([2, 5, 36]);
  */
 export async function testChannel(ctx: AppContext, id: number, askedModel?: string): Promise<TestResult> {
   const row = await mustGet(ctx.db.db, id);
-  if (UNTESTABLE.has(Number(row.type)))
-    throw new ApiError('channels of this type (Midjourney, Suno) cannot be tested');
-  if (!adapterFor(Number(row.type))) throw new ApiError('testing this channel type is not supported yet');
+  assertTestable(Number(row.type));
   const r = await sendTest(ctx, row, askedModel?.trim() || undefined);
   await ctx.db.db
     .updateTable('channels')

@@ -5,6 +5,7 @@ import { ApiError, ok } from '../../infra/envelope.ts';
 import { parseOr400 } from '../../infra/validate.ts';
 import { requireAdmin, requireUser } from '../auth/guard.ts';
 import { startQuotaDataExport } from './export.ts';
+import { unexportedRows } from './live.ts';
 import { listAllData, listUserData } from './store.ts';
 
 /** A user may read at most 31 days of their own hourly rows at once (a month view plus the hour ahead). */
@@ -22,14 +23,22 @@ function range(q: { start_timestamp: number; end_timestamp: number }) {
   return { start: q.start_timestamp, end: q.end_timestamp };
 }
 
-/** Dashboard data: hourly quota per user and model (reference console-api.md §12). */
+/**
+ * Dashboard data: hourly quota per user and model (reference console-api.md §12): the exported buckets plus the
+ * log rows written since the last export, so the figures are current.
+ */
 export default function dataFeature(app: FastifyInstance, ctx: AppContext) {
   startQuotaDataExport(ctx);
 
   app.get('/data/', { preHandler: requireAdmin(ctx) }, async (req) => {
     const q = parseOr400(rangeQuery, req.query);
     const r = range(q);
-    return ok(q.username ? await listUserData(ctx, { username: q.username }, r) : await listAllData(ctx, r));
+    const who = q.username ? { username: q.username } : {};
+    const [summed, live] = await Promise.all([
+      q.username ? listUserData(ctx, who, r) : listAllData(ctx, r),
+      unexportedRows(ctx, who, r),
+    ]);
+    return ok([...summed, ...live]);
   });
 
   app.get('/data/self/', { preHandler: requireUser(ctx) }, async (req) => {
@@ -37,6 +46,8 @@ export default function dataFeature(app: FastifyInstance, ctx: AppContext) {
     const r = range(q);
     const end = r.end || Math.floor(Date.now() / 1000);
     if (end - r.start > SELF_MAX_SPAN) throw new ApiError('the time span must not exceed one month');
-    return ok(await listUserData(ctx, { userId: req.user!.id }, r));
+    const who = { userId: req.user!.id };
+    const [summed, live] = await Promise.all([listUserData(ctx, who, r), unexportedRows(ctx, who, r)]);
+    return ok([...summed, ...live]);
   });
 }

@@ -1,8 +1,10 @@
 import type { AppContext } from '../../context.ts';
 import { ok } from '../../infra/envelope.ts';
+import { requireAdmin } from '../auth/guard.ts';
 import type { Feature } from '../index.ts';
 import { setupState } from '../setup/state.ts';
 import { onlineTopupEnabled, paymentSettings } from '../topup/settings.ts';
+import { checkRelease } from './release.ts';
 import { START_TIME, VERSION } from './version.ts';
 
 /**
@@ -14,6 +16,7 @@ export async function statusObject(ctx: AppContext) {
   const setup = await setupState(ctx);
   return {
     version: VERSION,
+    version_check: ctx.config.versionCheckUrl !== '',
     start_time: START_TIME,
     system_name: o.get('SystemName'),
     logo: o.get('Logo'),
@@ -67,4 +70,6 @@ export async function statusObject(ctx: AppContext) {
 
 export const statusFeature: Feature = (app, ctx: AppContext) => {
   app.get('/status', async () => ok(await statusObject(ctx)));
+  /** The version check (spec 000, other settings): the latest public release beside the running version. */
+  app.get('/status/release', { preHandler: requireAdmin(ctx) }, async () => ok(await checkRelease(ctx)));
 };

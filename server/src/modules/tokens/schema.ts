@@ -1,4 +1,4 @@
-import { rateLimitProblem } from '@modelgate/shared';
+import { rateLimitProblem, TOKEN_NAME_MAX } from '@modelgate/shared';
 import { z } from 'zod';
 import { invalidAllowEntries, normaliseAllowList } from '../../infra/ip-allow.ts';
 import { budgetInput } from '../budgets/fields.ts';
@@ -10,7 +10,7 @@ const name = z
   .string()
   .trim()
   .min(1, 'token name is required')
-  .max(50, 'token name must be at most 50 characters');
+  .max(TOKEN_NAME_MAX, `token name must be at most ${TOKEN_NAME_MAX} characters`);
 
 const quota = z
   .number({ error: 'remain_quota must be a number' })

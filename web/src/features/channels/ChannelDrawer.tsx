@@ -1,9 +1,4 @@
-import {
-  CHANNEL_TYPES,
-  type ChannelSettingField,
-  channelSettingFields,
-  channelTypeInfo,
-} from '@modelgate/shared';
+import { CHANNEL_NAME_MAX, CHANNEL_TYPES, channelSettingFields, channelTypeInfo } from '@modelgate/shared';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   Alert,
@@ -21,130 +16,16 @@ import {
 } from 'antd';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { feedback } from '../../shared/feedback.tsx';
-import { isValidJson, JsonTextArea, jsonRule } from '../../shared/JsonTextArea.tsx';
+import { feedback, showCheckInput } from '../../shared/feedback.tsx';
+import { JsonTextArea, jsonRule } from '../../shared/JsonTextArea.tsx';
 import { useIsMobile } from '../../shared/useIsMobile.ts';
-import { CostFields, type CostFormValues, costFormValues, costSettingOf } from '../cost/CostFields.tsx';
-import { type Channel, type ChannelInput, createChannel, getChannel, updateChannel } from './api.ts';
+import { CostFields } from '../cost/CostFields.tsx';
+import { type ChannelInput, createChannel, getChannel, updateChannel } from './api.ts';
+import { askBaseUrlV1 } from './askBaseUrlV1.tsx';
 import { ChannelKeys } from './ChannelKeys.tsx';
+import { DEFAULTS, type FormValues, fromChannel, toInput } from './channelForm.ts';
 import { ModelPicker, useTypeModels } from './ModelPicker.tsx';
-import { splitList } from './rows.ts';
-import { SPARK_VERSIONS, TEMPLATES } from './templates.ts';
-
-interface FormValues extends CostFormValues {
-  type: number;
-  name: string;
-  base_url: string;
-  key: string;
-  /** Create only: one channel, one channel per key (batch), or one channel holding every key. */
-  keyMode: 'single' | 'batch' | 'multi_key';
-  /** Multi-key channels: how a key is chosen (kept in the setting JSON). */
-  multiKeyMode: 'random' | 'polling';
-  /** The type's own setting fields (kept in the setting JSON). */
-  providerSetting: Record<string, unknown>;
-  other: string;
-  openai_organization: string;
-  groups: string[];
-  models: string[];
-  model_mapping: string;
-  status_code_mapping: string;
-  setting: string;
-  param_override: string;
-  tag: string;
-  priority: number;
-  weight: number;
-  test_model: string;
-  auto_ban: boolean;
-}
-
-/** Spec 001 §9: type 1, group default, auto-ban on. */
-const DEFAULTS: FormValues = {
-  type: 1,
-  name: '',
-  base_url: '',
-  key: '',
-  keyMode: 'single',
-  multiKeyMode: 'random',
-  providerSetting: {},
-  other: '',
-  openai_organization: '',
-  groups: ['default'],
-  models: [],
-  model_mapping: '',
-  status_code_mapping: '',
-  setting: '',
-  param_override: '',
-  tag: '',
-  priority: 0,
-  weight: 0,
-  test_model: '',
-  auto_ban: true,
-};
-
-const fromChannel = (c: Channel): FormValues => ({
-  ...DEFAULTS,
-  type: c.type,
-  name: c.name,
-  base_url: c.base_url,
-  other: c.other,
-  openai_organization: c.openai_organization,
-  groups: splitList(c.group),
-  models: splitList(c.models),
-  model_mapping: c.model_mapping,
-  status_code_mapping: c.status_code_mapping,
-  setting: c.setting,
-  multiKeyMode: settingOf(c.setting).multi_key_mode === 'polling' ? 'polling' : 'random',
-  providerSetting: Object.fromEntries(
-    channelSettingFields(c.type).map((f) => [f.name, toForm(f, settingOf(c.setting)[f.name])]),
-  ),
-  ...costFormValues(settingOf(c.setting)),
-  param_override: c.param_override,
-  tag: c.tag,
-  priority: c.priority,
-  weight: c.weight,
-  test_model: c.test_model,
-  auto_ban: c.auto_ban === 1,
-});
-
-function settingOf(text: string): Record<string, unknown> {
-  try {
-    const v = JSON.parse(text || '{}');
-    return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
-  } catch {
-    return {};
-  }
-}
-
-/**
- * The setting JSON with form-managed fields merged in: a field left empty (or off, or at its default) is
- * removed, so the JSON holds only what was chosen; other keys typed in the JSON field stay.
- */
-function mergeSetting(setting: string, fields: Record<string, unknown>): string {
-  const s = settingOf(setting);
-  let changed = false;
-  for (const [name, value] of Object.entries(fields)) {
-    const empty = value === undefined || value === null || value === '' || value === false;
-    if (empty ? !(name in s) : s[name] === value) continue;
-    if (empty) delete s[name];
-    else s[name] = value;
-    changed = true;
-  }
-  if (!changed) return setting;
-  return Object.keys(s).length ? JSON.stringify(s, null, 2) : '';
-}
-
-/** A type's setting field as the form holds it (AWS cross-region's `true` is the choice "auto"). */
-const toForm = (f: ChannelSettingField, v: unknown) => (f.orString && v === true ? 'auto' : v);
-const fromForm = (f: ChannelSettingField, v: unknown) => (f.orString && v === 'auto' ? true : v);
-
-const NOTICES: Record<number, string> = {
-  40: 'siliconNotice',
-  37: 'difyNotice',
-  22: 'fastgptNotice',
-  36: 'sunoNotice',
-  2: 'mjNotice',
-  5: 'mjNotice',
-};
+import { NOTICES, SPARK_VERSIONS, TEMPLATES } from './templates.ts';
 
 /** Create (no id) or edit a channel; opened by /channel/add and /channel/edit/:id. */
 export function ChannelDrawer({
@@ -163,6 +44,7 @@ export function ChannelDrawer({
   const queryClient = useQueryClient();
   const [form] = Form.useForm<FormValues>();
   const [loaded, setLoaded] = useState(false);
+  const keptV1 = useRef('');
   const type = Form.useWatch('type', form) ?? 1;
   const keyMode = Form.useWatch('keyMode', form);
   const batch = keyMode === 'batch' || keyMode === 'multi_key';
@@ -212,46 +94,18 @@ export function ChannelDrawer({
     },
   });
 
-  const submit = (v: FormValues) => {
-    const name = (v.name ?? '').trim();
-    const key = (v.key ?? '').trim();
-    if (!name || (!editId && !key)) return feedback.message?.error(t('channel.nameKeyRequired'));
-    if (!v.models?.length) return feedback.message?.error(t('channel.modelsRequired'));
-    if (!isValidJson(v.model_mapping)) return feedback.message?.error(t('channel.mappingInvalid'));
+  const submit = async (v: FormValues) => {
     const multi = editId ? (editing.data?.keys?.length ?? 0) > 1 : v.keyMode === 'multi_key';
-    const body: ChannelInput = {
-      type: v.type,
-      name,
-      key,
-      base_url: (v.base_url ?? '').trim().replace(/\/+$/, ''),
-      other: v.other ?? '',
-      openai_organization: v.openai_organization ?? '',
-      group: (v.groups?.length ? v.groups : ['default']).join(','),
-      models: v.models.join(','),
-      model_mapping: (v.model_mapping ?? '').trim(),
-      status_code_mapping: (v.status_code_mapping ?? '').trim(),
-      setting: mergeSetting(v.setting ?? '', {
-        ...(multi ? { multi_key_mode: v.multiKeyMode === 'polling' ? 'polling' : undefined } : {}),
-        ...Object.fromEntries(
-          channelSettingFields(v.type).map((f) => [f.name, fromForm(f, v.providerSetting?.[f.name])]),
-        ),
-        ...costSettingOf(v),
-      }).trim(),
-      param_override: (v.param_override ?? '').trim(),
-      tag: (v.tag ?? '').trim(),
-      priority: v.priority ?? 0,
-      weight: Math.max(0, v.weight ?? 0),
-      test_model: (v.test_model ?? '').trim(),
-      auto_ban: v.auto_ban ? 1 : 0,
-      ...(editId ? {} : { mode: v.keyMode ?? 'single' }),
-    };
-    if (/\/v1$/.test(body.base_url ?? '')) {
-      feedback.modal?.confirm({
-        title: t('channel.baseUrlV1Title'),
-        content: t('channel.baseUrlV1Content'),
-        onOk: () => save.mutate(body),
-      });
-      return;
+    const body = toInput(v, { editing: !!editId, multi });
+    const url = body.base_url ?? '';
+    // Asked once per address: not again for the address the channel already has, or one kept in this form.
+    if (/\/v1$/.test(url) && url !== editing.data?.base_url && url !== keptV1.current) {
+      const choice = await askBaseUrlV1(t, url);
+      if (!choice) return;
+      if (choice === 'strip') {
+        body.base_url = url.replace(/\/v1$/, '');
+        form.setFieldValue('base_url', body.base_url);
+      } else keptV1.current = url;
     }
     save.mutate(body);
   };
@@ -303,7 +157,8 @@ export function ChannelDrawer({
           name="channel"
           layout="vertical"
           onFinish={submit}
-          onFinishFailed={() => feedback.message?.error(t('common.checkInput'))}
+          onFinishFailed={showCheckInput}
+          scrollToFirstError
         >
           <Form.Item name="type" label={t('channel.type')}>
             <Select
@@ -328,8 +183,15 @@ export function ChannelDrawer({
           {notice && (
             <Alert type="info" showIcon message={t(`channel.${notice}`)} style={{ marginBottom: 16 }} />
           )}
-          <Form.Item name="name" label={t('channel.name')}>
-            <Input placeholder={t('channel.namePlaceholder')} maxLength={191} />
+          <Form.Item
+            name="name"
+            label={t('channel.name')}
+            rules={[
+              { required: true, whitespace: true, message: t('channel.nameRequired') },
+              { max: CHANNEL_NAME_MAX, message: t('channel.nameTooLong', { max: CHANNEL_NAME_MAX }) },
+            ]}
+          >
+            <Input placeholder={t('channel.namePlaceholder')} showCount maxLength={CHANNEL_NAME_MAX} />
           </Form.Item>
           <Form.Item
             name="base_url"
@@ -402,6 +264,7 @@ export function ChannelDrawer({
           <Form.Item
             name="key"
             label={type === 41 ? t('channel.vertexKey') : t('channel.key')}
+            rules={[{ required: !editId, whitespace: true, message: t('channel.keyRequired') }]}
             extra={
               [hint ? t('channel.keyFormat', { hint }) : '', editId ? t('channel.keyEditHint') : '']
                 .filter(Boolean)
@@ -465,7 +328,11 @@ export function ChannelDrawer({
               tokenSeparators={[',']}
             />
           </Form.Item>
-          <Form.Item name="models" label={t('channel.models')}>
+          <Form.Item
+            name="models"
+            label={t('channel.models')}
+            rules={[{ required: true, type: 'array', min: 1, message: t('channel.modelsRequired') }]}
+          >
             <ModelPicker
               type={type}
               channelId={editId}
@@ -500,16 +367,16 @@ export function ChannelDrawer({
             <Form.Item
               name="priority"
               label={t('channel.priority')}
-              rules={[{ type: 'integer', min: -999, message: t('channel.tagPriorityInvalid') }]}
+              rules={[{ type: 'integer', min: -999, message: t('channel.priorityInvalid') }]}
             >
-              <InputNumber min={-999} precision={0} style={{ width: 120 }} />
+              <InputNumber precision={0} style={{ width: 120 }} />
             </Form.Item>
             <Form.Item
               name="weight"
               label={t('channel.weight')}
-              rules={[{ type: 'integer', min: 0, message: t('channel.tagWeightInvalid') }]}
+              rules={[{ type: 'integer', min: 0, message: t('channel.weightInvalid') }]}
             >
-              <InputNumber min={0} precision={0} style={{ width: 120 }} />
+              <InputNumber precision={0} style={{ width: 120 }} />
             </Form.Item>
           </Space>
           <CostFields form={form} />

@@ -4,12 +4,12 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { feedback } from '../../shared/feedback.tsx';
 import { formatTime } from '../../shared/TimeText.tsx';
-import { type ChannelKey, editChannelKeys, type KeyEdit } from './api.ts';
+import { type ChannelKey, editChannelKeys, type KeyEdit, testChannelKey } from './api.ts';
 import { STATUS_COLOR } from './rows.ts';
 
 /**
- * The keys of a multi-key channel in the edit drawer: each key's status, why and when it was disabled, and
- * actions on one key at a time; keys are added or replaced without retyping the others. Keys are never shown.
+ * The keys of a multi-key channel in the edit drawer: each key's short label and fingerprint, its status, why and
+ * when it was disabled, and actions on one key at a time (test, enable or disable, replace, remove); keys are added or replaced without retyping the others. Keys are never shown.
  */
 export function ChannelKeys({ channelId, keys: initial }: { channelId: number; keys: ChannelKey[] }) {
   const { t } = useTranslation();
@@ -24,6 +24,16 @@ export function ChannelKeys({ channelId, keys: initial }: { channelId: number; k
       setAdding('');
       setReplacing(null);
       feedback.message?.success(t('channel.keysSaved'));
+      queryClient.invalidateQueries({ queryKey: ['channels'] });
+    },
+  });
+  const test = useMutation({
+    mutationFn: (index: number) => testChannelKey(channelId, index),
+    onSuccess: (r, index) => {
+      if (r.keys) setKeys(r.keys);
+      if (r.success)
+        feedback.message?.success(t('channel.keyTestPassed', { index, time: (r.time ?? 0).toFixed(2) }));
+      else feedback.message?.error(t('channel.keyTestFailed', { index, message: r.message }));
       queryClient.invalidateQueries({ queryKey: ['channels'] });
     },
   });
@@ -42,13 +52,16 @@ export function ChannelKeys({ channelId, keys: initial }: { channelId: number; k
         columns={[
           { key: 'index', title: '#', dataIndex: 'index', width: 48 },
           {
-            key: 'fingerprint',
+            key: 'label',
             title: t('channel.keyFingerprint'),
-            dataIndex: 'fingerprint',
-            render: (fp: string) => (
-              <Typography.Text code style={{ whiteSpace: 'nowrap' }}>
-                {fp}
-              </Typography.Text>
+            dataIndex: 'label',
+            render: (label: string, k) => (
+              <Space direction="vertical" size={0}>
+                <Typography.Text style={{ whiteSpace: 'nowrap' }}>{label}</Typography.Text>
+                <Typography.Text code type="secondary" style={{ whiteSpace: 'nowrap', fontSize: 12 }}>
+                  {k.fingerprint}
+                </Typography.Text>
+              </Space>
             ),
           },
           {
@@ -68,6 +81,14 @@ export function ChannelKeys({ channelId, keys: initial }: { channelId: number; k
             title: t('common.actions'),
             render: (_, k) => (
               <Space wrap size={4}>
+                <Button
+                  size="small"
+                  loading={test.isPending && test.variables === k.index}
+                  onClick={() => test.mutate(k.index)}
+                  data-testid={`key-test-${k.index}`}
+                >
+                  {t('channel.keyTest')}
+                </Button>
                 <Button
                   size="small"
                   onClick={() =>

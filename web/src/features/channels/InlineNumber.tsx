@@ -24,7 +24,7 @@ export function InlineNumber({
   return (
     <InputNumber
       size="small"
-      style={{ width: 76 }}
+      style={{ width: 64 }}
       value={draft}
       precision={0}
       aria-label={ariaLabel}

@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Form, Input, Modal, Select } from 'antd';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
-import { feedback } from '../../shared/feedback.tsx';
+import { feedback, showCheckInput } from '../../shared/feedback.tsx';
 import { JsonTextArea, jsonRule } from '../../shared/JsonTextArea.tsx';
 import { editTag } from './api.ts';
 import { type Row, splitList } from './rows.ts';
@@ -58,7 +58,8 @@ export function TagEditModal({ row, groups, onClose }: { row?: Row; groups: stri
         layout="vertical"
         name="tag-edit"
         onFinish={submit}
-        onFinishFailed={() => feedback.message?.error(t('common.checkInput'))}
+        onFinishFailed={showCheckInput}
+        scrollToFirstError
       >
         <Form.Item name="new_tag" label={t('channel.tagNewName')} extra={t('channel.tagNewNameHint')}>
           <Input allowClear maxLength={191} />

@@ -31,6 +31,9 @@ export interface Channel {
   max_input_tokens: number;
   /** A multi-key channel's keys: position, fingerprint and status (never the key). */
   keys?: ChannelKey[];
+  /** In lists: how many keys the channel holds, and how many of them are enabled. */
+  key_count?: number;
+  keys_enabled?: number;
   /** Set while the channel's circuit breaker keeps it out of rotation (open) or probes it (half-open). */
   circuit?: ChannelCircuit;
 }
@@ -38,6 +41,8 @@ export interface Channel {
 export interface ChannelKey {
   index: number;
   fingerprint: string;
+  /** `sk-…a1b2`, or a service account's e-mail: never the key. */
+  label: string;
   status: number;
   reason: string;
   time: number;
@@ -133,4 +138,17 @@ export async function testChannel(id: number, model?: string): Promise<TestReply
     withQuery(`/api/channel/test/${id}`, { model }),
   )) as TestReply;
   return { success: env.success, message: env.message ?? '', time: env.time };
+}
+
+/** Tests one key of a multi-key channel; answers with every key's status after the test. */
+export async function testChannelKey(
+  id: number,
+  index: number,
+): Promise<TestReply & { keys?: ChannelKey[] }> {
+  const env = await requestEnvelope<{ keys: ChannelKey[] }>(
+    'GET',
+    withQuery(`/api/channel/test/${id}`, { key: index }),
+  );
+  const time = (env as { time?: number }).time;
+  return { success: env.success, message: env.message ?? '', time, keys: env.data?.keys };
 }

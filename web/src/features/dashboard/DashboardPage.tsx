@@ -1,5 +1,5 @@
 import { ReloadOutlined } from '@ant-design/icons';
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   Alert,
   Button,
@@ -13,6 +13,7 @@ import {
   Space,
   Statistic,
   Tabs,
+  Typography,
 } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
 import ReactECharts from 'echarts-for-react';
@@ -39,6 +40,7 @@ export default function DashboardPage() {
   const { status } = useStatus();
   const { mode } = useThemeMode();
   const { format, toUnits, displayInCurrency } = useQuotaFormat();
+  const queryClient = useQueryClient();
   const initialGranularity =
     (['hour', 'day', 'week'] as const).find((g) => g === status.data_export_default_time) ?? 'hour';
   const [granularity, setGranularity] = useState<Granularity>(initialGranularity);
@@ -94,6 +96,13 @@ export default function DashboardPage() {
         label: { formatter: '{b}: {c}' },
       },
     ],
+  };
+
+  // The Account card, the range figures and the margin panel are read again together, so they agree.
+  const refresh = () => {
+    data.refetch();
+    self.refetch();
+    queryClient.invalidateQueries({ queryKey: ['margin'] });
   };
 
   const onGranularity = (g: Granularity) => {
@@ -153,9 +162,14 @@ export default function DashboardPage() {
               style={{ width: 200 }}
             />
           )}
-          <Button icon={<ReloadOutlined />} onClick={() => data.refetch()} loading={data.isFetching}>
+          <Button icon={<ReloadOutlined />} onClick={refresh} loading={data.isFetching}>
             {t('common.refresh')}
           </Button>
+          {data.dataUpdatedAt > 0 && (
+            <Typography.Text type="secondary" data-testid="dashboard-as-of">
+              {t('dashboard.asOf', { time: dayjs(data.dataUpdatedAt).format('HH:mm:ss') })}
+            </Typography.Text>
+          )}
         </Space>
       </Card>
       <Row gutter={[16, 16]}>

@@ -20,6 +20,7 @@ export default {
       countChart: '模型调用次数占比',
       noData: '所选时间段内没有数据',
       disabled: '管理员未开启数据看板，新的用量不会再汇总到这里。',
+      asOf: '数据截至 {{time}}，包含此刻之前的全部请求',
     },
   },
   en: {
@@ -43,6 +44,7 @@ export default {
       countChart: 'Calls per model',
       noData: 'No data in this range',
       disabled: 'The data dashboard is turned off by the admin; new usage is no longer summarised here.',
+      asOf: 'Figures as of {{time}}, every request up to then included',
     },
   },
 };

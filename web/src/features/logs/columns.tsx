@@ -2,6 +2,7 @@ import { Button, Popover, Space, Tag, Tooltip, Typography } from 'antd';
 import type { ColumnType } from 'antd/es/table';
 import type { TFunction } from 'i18next';
 import { copyText } from '../../shared/copyText.ts';
+import { EllipsisText } from '../../shared/EllipsisText.tsx';
 import { TimeText } from '../../shared/TimeText.tsx';
 import type { LogItem } from './api.ts';
 import { isRefund, parseOther } from './billing.ts';
@@ -69,10 +70,13 @@ export function logColumns(opts: {
           </Button>
         ) : null,
     },
+    // Column priorities at 1366 px: the token, the group, the timing and the retry chain give way below 1600 px,
+    // so the amount and the details stay on screen.
     {
       key: 'token',
       title: t('log.colToken'),
       dataIndex: 'token_name',
+      responsive: ['xxl'],
       render: (name: string) =>
         name ? (
           <Tag
@@ -83,7 +87,7 @@ export function logColumns(opts: {
               copyText(name);
             }}
           >
-            {name}
+            <EllipsisText text={name} maxWidth={120} />
           </Tag>
         ) : null,
     },
@@ -91,6 +95,7 @@ export function logColumns(opts: {
       key: 'group',
       title: t('log.colGroup'),
       dataIndex: 'group',
+      responsive: ['xxl'],
       render: (g: string) => (g ? <Tag>{g}</Tag> : null),
     },
     {
@@ -121,7 +126,7 @@ export function logColumns(opts: {
               copyText(model);
             }}
           >
-            {model}
+            <EllipsisText text={model} maxWidth={150} />
           </Tag>
         );
         if (!o.is_model_mapped) return tag;
@@ -139,6 +144,7 @@ export function logColumns(opts: {
       key: 'use_time',
       title: t('log.colUseTime'),
       dataIndex: 'use_time',
+      responsive: ['xxl'],
       render: (_: number, r) => {
         if (r.type !== 2 && r.type !== 5) return null;
         const o = parseOther(r.other);
@@ -146,7 +152,7 @@ export function logColumns(opts: {
         const first = r.is_stream && r.first_time > 0 ? r.first_time / 1000 : undefined;
         const tps = speed(r.completion_tokens, seconds);
         return (
-          <Space size={2} wrap={false}>
+          <Space size={2} wrap style={{ maxWidth: 150 }}>
             <Tag color={totalTimeColor(seconds)}>{seconds.toFixed(1)} s</Tag>
             {first !== undefined && <Tag color={firstTokenColor(first)}>{first.toFixed(1)} s</Tag>}
             <Tag color={r.is_stream ? 'blue' : 'purple'}>
@@ -173,17 +179,21 @@ export function logColumns(opts: {
       key: 'quota',
       title: t('log.colQuota'),
       dataIndex: 'quota',
-      render: (q: number) =>
+      // A refund gives back what was spent; a top-up adds to the balance: both shown as credits.
+      render: (q: number, r) =>
         q < 0 ? (
           <Typography.Text type="success">{t('log.refunded', { amount: formatQuota(-q) })}</Typography.Text>
-        ) : q ? (
+        ) : !q ? null : r.type === 1 ? (
+          <Typography.Text type="success">+{formatQuota(q)}</Typography.Text>
+        ) : (
           formatQuota(q)
-        ) : null,
+        ),
     },
     admin && {
       key: 'retry',
       title: t('log.colRetry'),
       dataIndex: 'other',
+      responsive: ['xxl'],
       render: (other: string) => {
         const chain = parseOther(other).admin_info?.use_channel ?? [];
         return chain.length > 1 ? chain.join(' → ') : null;
@@ -194,7 +204,7 @@ export function logColumns(opts: {
       title: t('log.colDetails'),
       dataIndex: 'content',
       render: (_: string, r) => (
-        <Typography.Paragraph ellipsis={{ rows: 2 }} style={{ maxWidth: 280, marginBottom: 0 }}>
+        <Typography.Paragraph ellipsis={{ rows: 2 }} style={{ maxWidth: 180, marginBottom: 0 }}>
           {logText(r, parseOther(r.other), t, formatQuota)}
         </Typography.Paragraph>
       ),

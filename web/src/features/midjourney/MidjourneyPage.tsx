@@ -17,6 +17,7 @@ import dayjs, { type Dayjs } from 'dayjs';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api/client.ts';
+import { BROKEN_IMAGE } from '../../shared/brokenImage.ts';
 import { ChannelTag, DurationTag } from '../../shared/ChannelTag.tsx';
 import { useSession } from '../../shared/session.ts';
 import { useStatus } from '../../shared/status.ts';
@@ -242,7 +243,14 @@ export default function MidjourneyPage() {
             dataIndex: 'image_url',
             render: (v: string) =>
               v ? (
-                <Image src={v} width={48} height={48} style={{ objectFit: 'cover' }} alt={t('mj.image')} />
+                <Image
+                  src={v}
+                  width={48}
+                  height={48}
+                  style={{ objectFit: 'cover' }}
+                  alt={t('mj.image')}
+                  fallback={BROKEN_IMAGE}
+                />
               ) : (
                 t('common.none')
               ),

@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Button, Drawer, Form, Input, InputNumber, Space } from 'antd';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
-import { feedback } from '../../shared/feedback.tsx';
+import { feedback, showCheckInput } from '../../shared/feedback.tsx';
 import { QuotaInput } from '../../shared/QuotaInput.tsx';
 import { useIsMobile } from '../../shared/useIsMobile.ts';
 import { createRedemptions, type Redemption, updateRedemption } from './api.ts';
@@ -49,9 +49,10 @@ export function RedemptionDrawer({
       onClose();
       if ('keys' in res && res.keys) {
         const keys = res.keys;
-        feedback.message?.success(t('redemption.created'));
-        feedback.modal?.confirm({
-          title: t('redemption.downloadTitle'),
+        feedback.message?.success(t('redemption.created', { count: keys.length }));
+        feedback.modal?.success({
+          okCancel: true,
+          title: t('redemption.downloadTitle', { count: keys.length }),
           content: t('redemption.downloadAsk', { count: keys.length }),
           okText: t('redemption.download'),
           cancelText: t('common.close'),
@@ -87,7 +88,8 @@ export function RedemptionDrawer({
         form={form}
         layout="vertical"
         onFinish={(v) => save.mutate(v)}
-        onFinishFailed={() => feedback.message?.error(t('common.checkInput'))}
+        onFinishFailed={showCheckInput}
+        scrollToFirstError
       >
         <Form.Item
           name="name"

@@ -17,7 +17,7 @@ import {
 } from 'antd';
 import { type ReactNode, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import { feedback } from '../../shared/feedback.tsx';
+import { feedback, showCheckInput } from '../../shared/feedback.tsx';
 import { JsonTextArea, jsonRule } from '../../shared/JsonTextArea.tsx';
 import { useSession } from '../../shared/session.ts';
 import { type OptionMap, useSaveOptions } from './api.ts';
@@ -75,7 +75,7 @@ export function OptionSection({
     try {
       values = await form.validateFields();
     } catch {
-      feedback.message?.error(t('common.checkInput'));
+      showCheckInput();
       return;
     }
     const problem = validate?.(values);

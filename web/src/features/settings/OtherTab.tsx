@@ -5,6 +5,7 @@ import { formatTime } from '../../shared/TimeText.tsx';
 import type { OptionMap } from './api.ts';
 import type { FieldDef } from './fields.ts';
 import { OptionSection } from './OptionSection.tsx';
+import { VersionCheck } from './VersionCheck.tsx';
 
 const NOTICE: FieldDef[] = [{ key: 'Notice', kind: 'textarea', help: 'settings.help.markdown' }];
 const IDENTITY: FieldDef[] = [
@@ -22,8 +23,10 @@ export function OtherTab({ options }: { options: OptionMap }) {
   return (
     <>
       <Card title={t('settings.section.systemInfo')} size="small" style={{ marginBottom: 16 }}>
-        <Descriptions column={{ xs: 1, md: 2 }} size="small">
-          <Descriptions.Item label={t('settings.version')}>{status.version || '-'}</Descriptions.Item>
+        <Descriptions column={1} size="small">
+          <Descriptions.Item label={t('settings.version')}>
+            <VersionCheck />
+          </Descriptions.Item>
           <Descriptions.Item label={t('settings.startTime')}>
             {formatTime(status.start_time)}
           </Descriptions.Item>

@@ -1,4 +1,5 @@
 import { RETENTION_OPTIONS } from '@modelgate/shared';
+import versionStrings from './i18n-version.ts';
 
 const { max: MAX_DAYS } = RETENTION_OPTIONS.LogRetentionDays;
 
@@ -19,6 +20,7 @@ export default {
       rootOnlyNote:
         '灰色的选项涉及登录、邮件、链接、支付、第三方登录或服务器请求策略，只有超级管理员（root）可以修改。',
       version: '当前版本',
+      ...versionStrings.zh,
       startTime: '启动时间',
       section: {
         general: '通用设置',
@@ -308,6 +310,7 @@ export default {
       rootOnlyNote:
         "Greyed-out options control sign-in, mail, links, payments, third-party login or the server's fetch policy; only the root user can change them.",
       version: 'Version',
+      ...versionStrings.en,
       startTime: 'Started at',
       section: {
         general: 'General',

@@ -17,7 +17,7 @@ import {
 import dayjs, { type Dayjs } from 'dayjs';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
-import { feedback } from '../../shared/feedback.tsx';
+import { feedback, showCheckInput } from '../../shared/feedback.tsx';
 import { groupDesc } from '../../shared/groupDesc.ts';
 import { QuotaInput } from '../../shared/QuotaInput.tsx';
 import { useIsMobile } from '../../shared/useIsMobile.ts';
@@ -188,7 +188,8 @@ export function TokenDrawer({
         layout="vertical"
         initialValues={DEFAULTS}
         onFinish={(v) => save.mutate(v)}
-        onFinishFailed={() => feedback.message?.error(t('common.checkInput'))}
+        onFinishFailed={showCheckInput}
+        scrollToFirstError
       >
         <Form.Item
           name="name"

@@ -5,6 +5,7 @@ import type { ColumnsType } from 'antd/es/table';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { copyText } from '../../shared/copyText.ts';
+import { EllipsisText } from '../../shared/EllipsisText.tsx';
 import { feedback } from '../../shared/feedback.tsx';
 import { PagedTable, usePageSize } from '../../shared/PagedTable.tsx';
 import { QuotaText } from '../../shared/QuotaText.tsx';
@@ -82,7 +83,11 @@ export default function TokensPage() {
   };
 
   const columns: ColumnsType<Token> = [
-    { title: t('token.name'), dataIndex: 'name', ellipsis: true, width: 180 },
+    {
+      title: t('token.name'),
+      dataIndex: 'name',
+      render: (name: string) => <EllipsisText text={name} maxWidth={160} />,
+    },
     { title: t('common.status'), key: 'status', render: (_, tk) => <StatusTag token={tk} /> },
     { title: t('token.used'), dataIndex: 'used_quota', render: (q: number) => <QuotaText quota={q} /> },
     {
@@ -92,7 +97,13 @@ export default function TokensPage() {
         tk.unlimited_quota ? <Tag>{t('token.unlimited')}</Tag> : <QuotaText quota={tk.remain_quota} />,
     },
     { title: t('budget.column'), key: 'budget', render: (_, tk) => <BudgetCell budget={tk} /> },
-    { title: t('token.created'), dataIndex: 'created_time', render: (v: number) => <TimeText value={v} /> },
+    // Below 1600 px the creation time gives way, so Expires stays clear of the pinned Actions column.
+    {
+      title: t('token.created'),
+      dataIndex: 'created_time',
+      responsive: ['xxl'],
+      render: (v: number) => <TimeText value={v} />,
+    },
     {
       title: t('token.expires'),
       dataIndex: 'expired_time',

@@ -67,10 +67,6 @@ export function OnlineTopupCard() {
   }, [countdown.left, queryClient]);
 
   const start = async (method: PayMethod) => {
-    if (!enabled) {
-      feedback.message?.error(t('wallet.notEnabled'));
-      return;
-    }
     if (amount < min) {
       feedback.message?.error(t('wallet.belowMin', { min }));
       return;
@@ -157,7 +153,7 @@ export function OnlineTopupCard() {
             type="primary"
             icon={<AlipayCircleOutlined />}
             loading={pay.isPending && pay.variables === 'zfb'}
-            disabled={busy}
+            disabled={busy || !enabled}
             onClick={() => start('zfb')}
           >
             {label('wallet.alipay')}
@@ -166,13 +162,18 @@ export function OnlineTopupCard() {
             data-testid="pay-wx"
             icon={<WechatOutlined />}
             loading={pay.isPending && pay.variables === 'wx'}
-            disabled={busy}
+            disabled={busy || !enabled}
             onClick={() => start('wx')}
-            style={busy ? undefined : { color: '#07c160', borderColor: '#07c160' }}
+            style={busy || !enabled ? undefined : { color: '#07c160', borderColor: '#07c160' }}
           >
             {label('wallet.wechat')}
           </Button>
         </Space>
+        {!enabled && (
+          <Typography.Text type="secondary" data-testid="pay-disabled-reason">
+            {t('wallet.payDisabledReason')}
+          </Typography.Text>
+        )}
       </Space>
     </Card>
   );

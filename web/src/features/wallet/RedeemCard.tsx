@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Button, Card, Input, Space } from 'antd';
+import { Button, Card, Input, Space, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { feedback } from '../../shared/feedback.tsx';
@@ -36,14 +36,6 @@ export function RedeemCard() {
     redeem.mutate(key);
   };
 
-  const openTopupLink = () => {
-    if (!status.top_up_link) {
-      feedback.message?.error(t('wallet.noTopupLink'));
-      return;
-    }
-    window.open(status.top_up_link, '_blank', 'noopener');
-  };
-
   return (
     <Card title={t('wallet.redeemTitle')}>
       <Space.Compact style={{ width: '100%' }}>
@@ -59,9 +51,26 @@ export function RedeemCard() {
           {t('wallet.redeem')}
         </Button>
       </Space.Compact>
-      <Button type="link" style={{ paddingInline: 0, marginTop: 8 }} onClick={openTopupLink}>
-        {t('wallet.getCode')}
-      </Button>
+      {status.top_up_link ? (
+        <Button
+          type="link"
+          style={{ paddingInline: 0, marginTop: 8 }}
+          href={status.top_up_link}
+          target="_blank"
+          rel="noopener noreferrer"
+        >
+          {t('wallet.getCode')}
+        </Button>
+      ) : (
+        <Space size={4} wrap style={{ marginTop: 8 }}>
+          <Button type="link" style={{ paddingInline: 0 }} disabled>
+            {t('wallet.getCode')}
+          </Button>
+          <Typography.Text type="secondary" data-testid="get-code-reason">
+            {t('wallet.noTopupLinkReason')}
+          </Typography.Text>
+        </Space>
+      )}
     </Card>
   );
 }
