@@ -521,7 +521,8 @@ describe('Baidu Wenxin and Zhipu ChatGLM channels', () => {
         }),
       );
       expect(err.status).toBe(401);
-      expect(err.message).toContain('unknown client id');
+      expect(err.message).toContain("the token endpoint refused the channel's credentials");
+      expect(err.message).not.toContain('unknown client id');
       expectNoSecret(err.message);
       expect(err.message).not.toContain('sk-never-issued');
       expect(err.message).not.toContain('ak-unknown');

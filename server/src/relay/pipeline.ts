@@ -187,7 +187,7 @@ async function relay(
         lastError = e;
         lastFailed = ch.id;
         if (shouldDisable(ctx, ch, e)) {
-          const reason = `status ${e.status}: ${e.message}`;
+          const reason = `status ${e.status}: ${e.detail ?? e.message}`;
           if (ch.keyIndex === undefined) void autoDisable(ctx, state.channels, ch, reason);
           else {
             void autoDisableKey(ctx, state.channels, ch, reason);
@@ -196,7 +196,10 @@ async function relay(
           }
         }
         if (!e.local)
-          req.log.warn({ channel: ch.id, status: e.status, message: e.message }, 'upstream attempt failed');
+          req.log.warn(
+            { channel: ch.id, status: e.status, message: e.detail ?? e.message },
+            'upstream attempt failed',
+          );
         if (!shouldRetry(e) || reply.raw.headersSent) throw e;
       }
     }

@@ -1,6 +1,7 @@
 import type { OptionStore } from '../../../modules/options/store.ts';
-import { RelayError, scrub } from '../../errors.ts';
+import { scrub } from '../../errors.ts';
 import { providerHttp } from '../http.ts';
+import { tokenExchangeFailure } from '../token-exchange.ts';
 import type { BaiduKey } from './key.ts';
 
 interface Token {
@@ -75,13 +76,4 @@ async function exchange(base: string, key: BaiduKey, options: OptionStore): Prom
   return { value: answer.access_token, renewAt: Date.now() + life - Math.min(life / 10, 3_600_000) };
 }
 
-/** A refused credential is the channel's fault (401); anything else may pass on another channel (502). */
-const failed = (refused: boolean, detail: string) =>
-  new RelayError(
-    refused ? 401 : 502,
-    `the Wenxin access token exchange failed: ${detail}`,
-    'upstream_error',
-    'upstream_auth_failed',
-    null,
-    false,
-  );
+const failed = (refused: boolean, detail: string) => tokenExchangeFailure('Wenxin', refused, detail);

@@ -1,7 +1,8 @@
 import { sign } from 'node:crypto';
 import type { OptionStore } from '../../../modules/options/store.ts';
-import { RelayError, scrub } from '../../errors.ts';
+import { scrub } from '../../errors.ts';
 import { providerHttp } from '../http.ts';
+import { tokenExchangeFailure } from '../token-exchange.ts';
 import type { ServiceAccount } from './key.ts';
 
 export const SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
@@ -79,13 +80,4 @@ async function exchange(sa: ServiceAccount, options: OptionStore): Promise<Token
   return { value: answer.access_token, renewAt: Date.now() + Math.max(life / 2, life - MARGIN_MS) };
 }
 
-/** Refused credentials are the channel's fault (401); anything else may pass on another channel (502). */
-const failed = (refused: boolean, detail: string) =>
-  new RelayError(
-    refused ? 401 : 502,
-    `the Vertex AI access token exchange failed: ${detail}`,
-    'upstream_error',
-    'upstream_auth_failed',
-    null,
-    false,
-  );
+const failed = (refused: boolean, detail: string) => tokenExchangeFailure('Vertex AI', refused, detail);
