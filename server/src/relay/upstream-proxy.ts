@@ -1,4 +1,5 @@
-import { type Dispatcher, ProxyAgent, Socks5ProxyAgent } from 'undici';
+import { buildConnector, type Dispatcher, ProxyAgent, Socks5ProxyAgent } from 'undici';
+import { type FetchPolicy, guardedLookup, literalRefusal } from '../infra/ssrf.ts';
 
 const SCHEMES = new Set(['http:', 'https:', 'socks5:', 'socks5h:', 'socks:']);
 
@@ -13,11 +14,29 @@ export function isProxyUrl(text: string): boolean {
 }
 
 /**
- * Dispatchers for channels whose setting names a `proxy`: one per proxy URL, created on first use and kept,
- * so connections through the proxy are pooled like direct ones.
+ * Why the policy refuses the proxy's host when it is an address literal, or undefined. The host is read as an
+ * http URL's host, so SOCKS URLs get the same IPv4 and IPv6 normalisation (`0xa9fea9fe`, `[::ffff:...]`).
+ * Names are judged when they are resolved (proxyDispatcher's connect-time lookup).
  */
-export function createProxyDispatchers() {
+export function proxyRefusal(proxy: string, policy: FetchPolicy): string | undefined {
+  let host: string;
+  try {
+    host = new URL(proxy).host;
+  } catch {
+    return undefined;
+  }
+  const why = literalRefusal(`http://${host}`, policy);
+  return why && `the proxy ${why.replace(/^refused to fetch \S+: /, '')}`;
+}
+
+/**
+ * Dispatchers for channels whose setting names a `proxy`: one per proxy URL, created on first use and kept,
+ * so connections through the proxy are pooled like direct ones. The connection to the proxy itself goes
+ * through the SSRF guard's lookup (names); literals are the caller's to check with proxyRefusal.
+ */
+export function createProxyDispatchers(policy: () => FetchPolicy) {
   const byUrl = new Map<string, Dispatcher>();
+  const connect = buildConnector({ lookup: guardedLookup(policy) } as buildConnector.BuildOptions);
   return {
     /** The dispatcher for `url`; throws for a URL isProxyUrl refuses. */
     get(url: string): Dispatcher {
@@ -27,8 +46,8 @@ export function createProxyDispatchers() {
         const u = new URL(url);
         if (u.protocol.startsWith('socks')) {
           u.protocol = 'socks5:';
-          d = new Socks5ProxyAgent(u.toString());
-        } else d = new ProxyAgent(url);
+          d = new Socks5ProxyAgent(u.toString(), { connect });
+        } else d = new ProxyAgent({ uri: url, proxyTls: { lookup: guardedLookup(policy) } as any });
         byUrl.set(url, d);
       }
       return d;

@@ -9,13 +9,14 @@ import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Database } from '../../db/index.ts';
 import { ApiError } from '../../infra/envelope.ts';
-import { adminUrlPolicy, literalRefusal } from '../../infra/ssrf.ts';
+import { adminUrlPolicy } from '../../infra/ssrf.ts';
 import { channelKeys, joinKeys, keptStates, splitKeys } from '../../relay/cache/channel-keys.ts';
 import { deleteAbilities, rebuildAllAbilities, setAbilitiesEnabled, writeAbilities } from './abilities.ts';
 import { keyViews } from './key-views.ts';
 import { checkKeyFormat, splitBatchKeys } from './keys.ts';
 import type { ChannelCreateInput, ChannelUpdateInput } from './schema.ts';
 import { type ChannelRow, getChannel, insertChannel, nowSec, toView } from './store.ts';
+import { channelTargetRefusal } from './targets.ts';
 
 type Db = Kysely<Database>;
 
@@ -110,7 +111,7 @@ export async function createChannels(ctx: AppContext, input: ChannelCreateInput)
   const other = input.other ?? (input.type === 18 ? 'v2.1' : '');
   checkVertex(input.type, other);
   checkSetting(input.type, input.setting);
-  checkBaseUrl(ctx, input.base_url);
+  checkTargets(ctx, input.base_url, input.setting);
   const groups = input.groups ?? input.group ?? [];
   const base: Omit<ChannelRow, 'id' | 'key'> = {
     type: input.type,
@@ -151,15 +152,18 @@ export async function createChannels(ctx: AppContext, input: ChannelCreateInput)
   });
 }
 
-/** A base URL that is a link-local or metadata address literal is refused when saved, not at request time. */
-function checkBaseUrl(ctx: AppContext, url: string | undefined): void {
-  const refused = url ? literalRefusal(url, adminUrlPolicy(ctx.options)) : undefined;
+/**
+ * A base URL or proxy that is a link-local or metadata address literal is refused when saved (names are judged
+ * at connect time).
+ */
+function checkTargets(ctx: AppContext, url: string | undefined, setting: string | undefined): void {
+  const refused = channelTargetRefusal(adminUrlPolicy(ctx.options), url, setting);
   if (refused) throw new ApiError(refused);
 }
 
 /** Full or partial update; a blank key keeps the stored one. */
 export async function updateChannel(ctx: AppContext, input: ChannelUpdateInput) {
-  checkBaseUrl(ctx, input.base_url);
+  checkTargets(ctx, input.base_url, input.setting);
   return change(ctx, async (db) => {
     const row = await mustGet(db, input.id);
     const set: Partial<ChannelRow> = {};
