@@ -55,7 +55,7 @@ describe('token exchange failures', () => {
     admin = await loginAs(server, { username: 'admin', role: Role.Admin });
     const userId = (await seedUser(server.ctx, { quota: 100_000_000 })).id;
     apiKey = (await seedToken(server.ctx, { userId, remain: 10_000_000 })).apiKey;
-    const add = async (model: string, o: Parameters<typeof seedChannel>[1]) => {
+    const add = async (model: string, o: Omit<Parameters<typeof seedChannel>[1], 'models'>) => {
       channels[model] = (await seedChannel(server.ctx, { ...o, models: [model] })).id;
     };
     await add('vertex-refused', {
