@@ -20,8 +20,8 @@ function flatten(dict: Dict, prefix = '', out: Record<string, string> = {}): Rec
   return out;
 }
 
-/** Every feature's `i18n.ts` is merged into the default namespace. */
-const featureFiles = import.meta.glob<LocaleFile>('../features/*/i18n.ts', { eager: true });
+/** Every feature's `i18n.ts` (and `i18n-*.ts` when one file would grow too long) is merged into the default namespace. */
+const featureFiles = import.meta.glob<LocaleFile>('../features/*/i18n*.ts', { eager: true });
 
 function buildResources() {
   const zh: Record<string, string> = {};

@@ -27,6 +27,7 @@ import { useIsMobile } from '../../shared/useIsMobile.ts';
 import { CostFields, type CostFormValues, costFormValues, costSettingOf } from '../cost/CostFields.tsx';
 import { type Channel, type ChannelInput, createChannel, getChannel, updateChannel } from './api.ts';
 import { ChannelKeys } from './ChannelKeys.tsx';
+import { KeyCustodyNotice } from './KeyCustodyNotice.tsx';
 import { ModelPicker, useTypeModels } from './ModelPicker.tsx';
 import { splitList } from './rows.ts';
 import { SPARK_VERSIONS, TEMPLATES } from './templates.ts';
@@ -399,6 +400,7 @@ export function ChannelDrawer({
                 )}
               </Form.Item>
             ))}
+          {editId && <KeyCustodyNotice />}
           <Form.Item
             name="key"
             label={type === 41 ? t('channel.vertexKey') : t('channel.key')}
