@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { FormData } from 'undici';
 import type { OptionStore } from '../modules/options/store.ts';
 import type { ChannelEntry } from './cache/channels.ts';
+import { dropEndUser, type EndUserPolicy } from './end-user.ts';
 import { badRequest } from './errors.ts';
 import { codecFor, upstreamCodecFor } from './formats/codecs.ts';
 import { geminiBatchBody, openaiEmbedBody, openaiEmbedTexts } from './formats/embeddings.ts';
@@ -70,6 +71,7 @@ export function outgoingFor(
   ch: ChannelEntry,
   requestId: string,
   passThrough: boolean,
+  endUser: EndUserPolicy = dropEndUser,
 ): Outgoing {
   if (!input.json) {
     const form = new FormData();
@@ -77,7 +79,7 @@ export function outgoingFor(
     return { body: form };
   }
   if (input.mode === 'chat' && call.format !== input.format)
-    return converted(input, call, adapter, ch, requestId);
+    return converted(input, call, adapter, ch, requestId, endUser);
   if (input.mode === 'embeddings' && call.format !== input.format) {
     const texts = input.embedTexts ?? openaiEmbedTexts(input.json);
     const json =
@@ -128,6 +130,7 @@ function converted(
   adapter: ProviderAdapter,
   ch: ChannelEntry,
   requestId: string,
+  endUser: EndUserPolicy,
 ): Outgoing {
   if (input.format === 'responses' && input.json?.previous_response_id)
     throw badRequest(
@@ -148,7 +151,13 @@ function converted(
     stream: call.stream,
     requestId,
   });
-  const hub: HubRequest = { ...input.hub, model: call.model, stream: call.stream };
+  // The client's end-user id is not passed to another vendor as it is (end-user.ts).
+  const hub: HubRequest = {
+    ...input.hub,
+    model: call.model,
+    stream: call.stream,
+    user: endUser(input.hub.user),
+  };
   if (call.format === 'anthropic') ctx.defaultMaxTokens = claudeDefaultMaxTokens(call);
   const json = upstreamCodecFor(call.format).encodeRequest(hub, ctx);
   if (call.format === 'openai' && !adapter.streamUsage(ch)) delete json.stream_options;

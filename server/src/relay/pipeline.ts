@@ -6,6 +6,7 @@ import { expectedTokens, holdFor, priceFor } from './billing/charge.ts';
 import { countText } from './billing/tokenizer.ts';
 import type { ChannelEntry } from './cache/channels.ts';
 import { CallAbort } from './call-abort.ts';
+import { convertedUserPolicy } from './end-user.ts';
 import { failureStatus, RelayError, upstreamError } from './errors.ts';
 import type { RelayReply, RelayRequest } from './exchange.ts';
 import { answerInFormats, malformedAnswer, streamInFormats } from './format-attempt.ts';
@@ -240,7 +241,7 @@ async function attemptOn(
     );
   const call = callFor(state.ctx.options, input, req.url, req.headers, ch, adapter);
   const passThrough = state.ctx.options.bool('global.pass_through_request_enabled');
-  const out = outgoingFor(input, call, adapter, ch, req.id, passThrough);
+  const out = outgoingFor(input, call, adapter, ch, req.id, passThrough, convertedUserPolicy(state.ctx));
   const url = adapter.url(ch, call);
   const headers = await adapter.headers(ch, call, url, typeof out.body === 'string' ? out.body : undefined);
   if (out.json) {

@@ -306,6 +306,8 @@ export const OPTIONS: Record<string, OptionDef> = {
   'claude.default_max_tokens': ratioMap('{"default":8192}'),
   'claude.thinking_adapter_budget_tokens_percentage': fraction(0.8),
   'global.pass_through_request_enabled': b(false),
+  // What a converted call sends as the end-user id (relay/end-user.ts): nothing, or a keyed hash.
+  'global.converted_user_id': oneOf('none', ['none', 'hash']),
   'general_setting.ping_interval_enabled': b(false),
   'general_setting.ping_interval_seconds': intAtLeast(60, 1),
   // Chat links shown in the status object (spec 000 §3 chat_link, chat_link2)
