@@ -59,6 +59,23 @@ function canonicalValue(key: string, value: string, def: OptionDef): string {
   }
 }
 
+/** Inserts or replaces one option row (a transaction may be given); the store's caches are the caller's. */
+export async function writeOption(
+  db: Db['db'],
+  dialect: Db['dialect'],
+  key: string,
+  value: string,
+): Promise<void> {
+  if (dialect === 'mysql')
+    await db.insertInto('options').values({ key, value }).onDuplicateKeyUpdate({ value }).execute();
+  else
+    await db
+      .insertInto('options')
+      .values({ key, value })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
+      .execute();
+}
+
 export async function createOptionStore(handle: Db, bus: Bus): Promise<OptionStore> {
   let values = new Map<string, string>();
   const parsed = new Map<string, unknown>();
@@ -134,20 +151,7 @@ export async function createOptionStore(handle: Db, bus: Bus): Promise<OptionSto
     },
     async set(key, value) {
       const canonical = normaliseOption(key, value, optionDef(key));
-      const db = handle.db;
-      if (handle.dialect === 'mysql') {
-        await db
-          .insertInto('options')
-          .values({ key, value: canonical })
-          .onDuplicateKeyUpdate({ value: canonical })
-          .execute();
-      } else {
-        await db
-          .insertInto('options')
-          .values({ key, value: canonical })
-          .onConflict((oc) => oc.column('key').doUpdateSet({ value: canonical }))
-          .execute();
-      }
+      await writeOption(handle.db, handle.dialect, key, canonical);
       values.set(key, canonical);
       forget(key);
       for (const l of listeners) l(key, canonical);
