@@ -249,8 +249,9 @@ describe('Baidu Wenxin and Zhipu ChatGLM channels', () => {
         messages: [{ role: 'user', content: '你好' }],
         temperature: 0.01,
         max_output_tokens: 100,
-        user_id: 'user-42',
       });
+      // A converted call sends no end-user id by default (global.converted_user_id, relay-end-user.test.ts).
+      expect(call?.body.user_id).toBeUndefined();
       expect(call?.body.model).toBeUndefined();
       expect(baidu.exchanges.get('ak-main')).toBe(1);
     });
