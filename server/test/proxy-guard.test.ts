@@ -152,4 +152,45 @@ describe('channel proxy: the SSRF guard', () => {
     expect(ok.choices[0].message.content?.length).toBeGreaterThan(0);
     expect(socksProxy.targets.at(-1)).toBe(new URL(mock.url).host);
   });
+
+  it('sends model lists and token exchanges through the proxy, and refuses a metadata proxy there too', async () => {
+    const mockHost = new URL(mock.url).host;
+    const named = `http://metadata.test:${new URL(httpProxy.url).port}`;
+    const good = `http://localhost:${new URL(httpProxy.url).port}`;
+    const list = (proxy: string) =>
+      admin.post('/api/channel/fetch_models', {
+        type: 1,
+        base_url: mock.url,
+        key: 'sk-good',
+        setting: JSON.stringify({ proxy }),
+      });
+    let targets = httpProxy.targets.length;
+    await list(good); // this mock has no model list: what counts is that the call went through the proxy
+    expect(httpProxy.targets.slice(targets)).toEqual([mockHost]);
+
+    targets = httpProxy.targets.length;
+    for (const proxy of [named, BAD_PROXIES[0], BAD_PROXIES[1]]) {
+      const refused = await list(proxy);
+      expect({ proxy, success: refused.success }).toEqual({ proxy, success: false });
+      expect(refused.message).toMatch(/link-local or cloud metadata/);
+    }
+
+    // Wenxin exchanges its key at the channel's address: through the proxy, never through a refused one.
+    const wenxin = (proxy: string) =>
+      seedChannel(server.ctx, {
+        type: 15,
+        baseUrl: mock.url,
+        key: 'ak-x|sk-x',
+        models: ['ernie-via-proxy'],
+        setting: { proxy },
+        autoBan: false,
+      });
+    const viaNamed = await wenxin(named);
+    const tested = await admin.get(`/api/channel/test/${viaNamed.id}`);
+    expect(tested.message).toMatch(/link-local or cloud metadata/);
+    expect(httpProxy.targets.length).toBe(targets);
+    const viaGood = await wenxin(httpProxy.url); // another proxy URL: a connection of its own
+    await admin.get(`/api/channel/test/${viaGood.id}`); // this mock has no token endpoint; the route counts
+    expect(httpProxy.targets.slice(targets)).toEqual([mockHost]);
+  });
 });

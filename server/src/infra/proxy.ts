@@ -1,5 +1,6 @@
 import { buildConnector, type Dispatcher, ProxyAgent, Socks5ProxyAgent } from 'undici';
-import { type FetchPolicy, guardedLookup, literalRefusal } from '../infra/ssrf.ts';
+import { ApiError } from './envelope.ts';
+import { type FetchPolicy, guardedLookup, literalRefusal } from './ssrf.ts';
 
 const SCHEMES = new Set(['http:', 'https:', 'socks5:', 'socks5h:', 'socks:']);
 
@@ -61,4 +62,24 @@ export function createProxyDispatchers(policy: () => FetchPolicy) {
       byUrl.clear();
     },
   };
+}
+
+const sidePools = new Map<string, ReturnType<typeof createProxyDispatchers>>();
+
+/**
+ * The dispatcher for a console or provider side call (model list, balance, token exchange) through a
+ * channel's proxy, after the same checks the relay makes: an invalid or refused proxy is an ApiError.
+ */
+export function sideCallDispatcher(proxy: string, policy: FetchPolicy): Dispatcher {
+  if (!isProxyUrl(proxy))
+    throw new ApiError("the channel's proxy setting is not a valid http, https or socks5 URL");
+  const refused = proxyRefusal(proxy, policy);
+  if (refused) throw new ApiError(refused);
+  const key = `${policy.private}:${policy.linkLocal}`;
+  let pool = sidePools.get(key);
+  if (!pool) {
+    pool = createProxyDispatchers(() => policy);
+    sidePools.set(key, pool);
+  }
+  return pool.get(proxy);
 }

@@ -1,10 +1,10 @@
 import { Agent, type Dispatcher, errors, type FormData } from 'undici';
 import type { AppContext } from '../context.ts';
+import { createProxyDispatchers, proxyRefusal } from '../infra/proxy.ts';
 import { ALLOW_LINK_LOCAL_OPTION, adminUrlPolicy, guardedLookup, literalRefusal } from '../infra/ssrf.ts';
 import type { CallAbort } from './call-abort.ts';
 import { RelayError } from './errors.ts';
 import { DispatchedCall, type UpstreamResponse } from './upstream-body.ts';
-import { createProxyDispatchers, proxyRefusal } from './upstream-proxy.ts';
 
 export interface UpstreamRequest {
   url: string;

@@ -1,12 +1,12 @@
 import { ChannelStatus } from '@modelgate/shared';
 import type { Insertable } from 'kysely';
 import type { Database } from '../../db/schema.ts';
+import { isProxyUrl } from '../../infra/proxy.ts';
 import { adminUrlPolicy, literalRefusal } from '../../infra/ssrf.ts';
 import { abilityRows } from '../../modules/channels/abilities.ts';
 import { checkKeyFormat } from '../../modules/channels/keys.ts';
 import { channelTargetRefusal } from '../../modules/channels/targets.ts';
 import { joinKeys, type KeyState, keyFingerprint, splitKeys } from '../../relay/cache/channel-keys.ts';
-import { isProxyUrl } from '../../relay/upstream-proxy.ts';
 import { mapChannelType } from '../channel-types.ts';
 import { bumpSequence, commitRows, errorText, type ImportJob, inSavepoint, sourceBatches } from '../job.ts';
 import { exactInt, fit, int, jsonObject, num, str } from '../values.ts';

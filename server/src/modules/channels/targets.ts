@@ -1,5 +1,5 @@
+import { proxyRefusal } from '../../infra/proxy.ts';
 import { type FetchPolicy, literalRefusal } from '../../infra/ssrf.ts';
-import { proxyRefusal } from '../../relay/upstream-proxy.ts';
 
 /** A channel's `setting.proxy`, trimmed, from its setting JSON text ('' when none). */
 export function proxyOf(setting: string | null | undefined): string {

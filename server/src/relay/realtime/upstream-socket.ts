@@ -3,11 +3,11 @@ import { ChannelType, channelTypeInfo } from '@modelgate/shared';
 import { HttpsProxyAgent } from 'https-proxy-agent';
 import WebSocket from 'ws';
 import type { AppContext } from '../../context.ts';
+import { proxyRefusal } from '../../infra/proxy.ts';
 import { adminUrlPolicy, guardedLookup, literalRefusal } from '../../infra/ssrf.ts';
 import type { ChannelEntry } from '../cache/channels.ts';
 import { RelayError, upstreamError } from '../errors.ts';
 import { networkError, PROXY_REFUSED } from '../upstream.ts';
-import { proxyRefusal } from '../upstream-proxy.ts';
 
 /** Channel types whose servers have the Realtime WebSocket API. */
 export const REALTIME_TYPES: ReadonlySet<number> = new Set([ChannelType.OpenAI, ChannelType.Azure]);

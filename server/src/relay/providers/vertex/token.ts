@@ -24,13 +24,13 @@ const pending = new Map<string, Promise<Token>>();
  * JWT it signs (Google's two-legged service-account flow). Concurrent calls share one exchange; a failed
  * exchange is not remembered.
  */
-export async function accessToken(sa: ServiceAccount, options: OptionStore): Promise<string> {
+export async function accessToken(sa: ServiceAccount, options: OptionStore, proxy = ''): Promise<string> {
   const { id } = sa;
   const hit = tokens.get(id);
   if (hit && hit.renewAt > Date.now()) return hit.value;
   let inFlight = pending.get(id);
   if (!inFlight) {
-    inFlight = exchange(sa, options)
+    inFlight = exchange(sa, options, proxy)
       .then((t) => {
         tokens.set(id, t);
         return t;
@@ -58,12 +58,16 @@ export function assertionFor(sa: ServiceAccount, nowSec = Math.floor(Date.now() 
   return `${header}.${claims}.${signature}`;
 }
 
-async function exchange(sa: ServiceAccount, options: OptionStore): Promise<Token> {
+async function exchange(sa: ServiceAccount, options: OptionStore, proxy: string): Promise<Token> {
   const assertion = assertionFor(sa);
   const secrets = [assertion, assertion.slice(assertion.lastIndexOf('.') + 1)];
   let answer: { access_token?: unknown; expires_in?: unknown };
   try {
-    answer = (await providerHttp(options, secrets)(sa.tokenUri, {
+    answer = (await providerHttp(
+      options,
+      secrets,
+      proxy,
+    )(sa.tokenUri, {
       method: 'POST',
       form: true,
       body: { grant_type: GRANT, assertion },
