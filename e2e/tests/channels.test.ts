@@ -3,8 +3,9 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { fixtureText } from '../../server/test/support/fixtures.ts';
-import { seedToken } from '../../server/test/support/relay-seed.ts';
+import { seedToken, seedUser } from '../../server/test/support/relay-seed.ts';
 import {
+  ARTIFACTS,
   type Gateway,
   launchBrowser,
   loginViaApi,
@@ -190,6 +191,40 @@ describe('channels page', () => {
       .executeTakeFirstOrThrow();
     expect(row.key).toBe('good-key');
     expect(Number(row.priority)).toBe(3);
+  });
+
+  test('tells an admin who is not root that repointing a channel needs its key, and refuses it without', async () => {
+    const [ch] = await gw.ctx.db.db.selectFrom('channels').selectAll().execute();
+    await seedUser(gw.ctx, { quota: 0, role: 10, username: 'ops-admin', password: 'ops-pass-1234' });
+    const other = await openPage(browser);
+    try {
+      await loginViaApi(other.page, gw.url, { username: 'ops-admin', password: 'ops-pass-1234' });
+      await other.page.goto(`${gw.url}/channel/edit/${ch.id}`);
+      await settle(other.page);
+      const notice = other.page.getByTestId('key-custody');
+      await expect.poll(() => notice.innerText()).toContain('须重新填写密钥（只有 root 可保留原密钥）');
+      await other.page.screenshot({ path: `${ARTIFACTS}channel-drawer-key-custody-admin.png` });
+      await other.page.locator('#channel_base_url').fill('http://127.0.0.1:9');
+      await other.page.getByTestId('channel-submit').click();
+      await expect.poll(() => toast(other.page, 'needs the keys entered again').count()).toBeGreaterThan(0);
+      const row = await gw.ctx.db.db
+        .selectFrom('channels')
+        .selectAll()
+        .where('id', '=', ch.id)
+        .executeTakeFirstOrThrow();
+      expect(row.base_url).toBe(ch.base_url);
+      expect(row.key).toBe('good-key');
+      // The browser logs the refused save (403) itself; nothing else may go wrong.
+      expect(other.errors.filter((e) => !e.includes('status of 403'))).toEqual([]);
+    } finally {
+      await other.context.close();
+    }
+    // Root reads that it may keep the keys.
+    await page.goto(`${gw.url}/channel/edit/${ch.id}`);
+    await settle(page);
+    await expect.poll(() => page.getByTestId('key-custody').innerText()).toContain('作为 root');
+    await page.goto(`${gw.url}/channel`);
+    await settle(page);
   });
 
   test('copies a channel, edits priority in place, tags both and groups them in tag mode', async () => {

@@ -320,20 +320,23 @@ for (const engine of DATABASES) {
       expect(byType['14'].some((m: string) => m.startsWith('claude'))).toBe(true);
     });
 
-    it('copies a channel with its key, zeroed usage and a suffix', async () => {
+    it("copies a channel with its key for root, zeroed usage and a suffix; an admin's copy has no key", async () => {
       const [id] = await create({ name: 'orig', models: 'cp' });
       await db().updateTable('channels').set({ used_quota: 123, balance: 9 }).where('id', '=', id).execute();
-      const r = await admin.post(`/api/channel/copy/${id}?suffix=_copy`);
+      const root = await loginAs(server, { username: 'root-copier', role: Role.Root });
+      const r = await root.post(`/api/channel/copy/${id}?suffix=_copy`);
       expect(r.success).toBe(true);
-      const copy = await db()
-        .selectFrom('channels')
-        .selectAll()
-        .where('id', '=', r.data.id)
-        .executeTakeFirstOrThrow();
-      expect(copy).toMatchObject({ name: 'orig_copy', key: SECRET, models: 'cp' });
+      const copyOf = (copyId: number) =>
+        db().selectFrom('channels').selectAll().where('id', '=', copyId).executeTakeFirstOrThrow();
+      const copy = await copyOf(r.data.id);
+      expect(copy).toMatchObject({ name: 'orig_copy', key: SECRET, models: 'cp', status: 1 });
       expect(Number(copy.used_quota)).toBe(0);
       expect(Number(copy.balance)).toBe(0);
       expect(await abilities(r.data.id)).toHaveLength(1);
+      // An admin's copy carries no key (channel-key-custody.test.ts), and waits disabled for one.
+      const a = await admin.post(`/api/channel/copy/${id}?suffix=_mine`);
+      expect(a.success).toBe(true);
+      expect(await copyOf(a.data.id)).toMatchObject({ name: 'orig_mine', key: '', models: 'cp', status: 2 });
     });
 
     it('deletes one, many, and the disabled ones, with their abilities', async () => {

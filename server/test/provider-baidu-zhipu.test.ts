@@ -249,8 +249,9 @@ describe('Baidu Wenxin and Zhipu ChatGLM channels', () => {
         messages: [{ role: 'user', content: '你好' }],
         temperature: 0.01,
         max_output_tokens: 100,
-        user_id: 'user-42',
       });
+      // A converted call sends no end-user id by default (global.converted_user_id, relay-end-user.test.ts).
+      expect(call?.body.user_id).toBeUndefined();
       expect(call?.body.model).toBeUndefined();
       expect(baidu.exchanges.get('ak-main')).toBe(1);
     });
@@ -521,7 +522,8 @@ describe('Baidu Wenxin and Zhipu ChatGLM channels', () => {
         }),
       );
       expect(err.status).toBe(401);
-      expect(err.message).toContain('unknown client id');
+      expect(err.message).toContain("the token endpoint refused the channel's credentials");
+      expect(err.message).not.toContain('unknown client id');
       expectNoSecret(err.message);
       expect(err.message).not.toContain('sk-never-issued');
       expect(err.message).not.toContain('ak-unknown');

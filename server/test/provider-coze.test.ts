@@ -87,6 +87,8 @@ describe('provider: Coze', () => {
   });
 
   it('streams to the OpenAI client with usage, and sends history and images by URL', async () => {
+    // The client's user goes to Coze only as the keyed hash the operator chose (relay-end-user.test.ts).
+    await env.server.ctx.options.set('global.converted_user_id', 'hash');
     const { result, log } = await charged(env, async () => {
       const stream = await env.openai().chat.completions.create({
         model: 'coze-bot',
@@ -118,7 +120,8 @@ describe('provider: Coze', () => {
     expect(result.usage).toMatchObject({ prompt_tokens: 40, completion_tokens: 6 });
     expect(log).toMatchObject({ quota: 156, is_stream: 1 });
     const sent = last()?.body;
-    expect(sent.user_id).toBe('alice');
+    expect(sent.user_id).toMatch(/^[0-9a-f]{64}$/);
+    await env.server.ctx.options.set('global.converted_user_id', 'none');
     expect(sent.additional_messages.slice(0, 2)).toEqual([
       { role: 'user', type: 'question', content: 'Hello', content_type: 'text' },
       { role: 'assistant', type: 'answer', content: 'Hi, how can I help?', content_type: 'text' },

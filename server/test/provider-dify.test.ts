@@ -105,7 +105,9 @@ describe('provider: Dify', () => {
     expect(log).toMatchObject({ quota: chatQuota(), is_stream: 1 });
   });
 
-  it('folds the system prompt and earlier turns into the query, and passes the client’s user', async () => {
+  it('folds the system prompt and earlier turns into the query, and passes the client’s user as a hash', async () => {
+    // The client's user goes to Dify only as the keyed hash the operator chose (relay-end-user.test.ts).
+    await env.server.ctx.options.set('global.converted_user_id', 'hash');
     await env.openai().chat.completions.create({
       model: 'dify-chat',
       user: 'alice',
@@ -118,8 +120,9 @@ describe('provider: Dify', () => {
     });
     expect(last()?.body).toMatchObject({
       query: 'Be brief.\n\nUser: What is 2+2?\n\nAssistant: 4.\n\nUser: And 3+3?',
-      user: 'alice',
     });
+    expect(last()?.body.user).toMatch(/^[0-9a-f]{64}$/);
+    await env.server.ctx.options.set('global.converted_user_id', 'none');
   });
 
   it('serves an agent app (which refuses blocking) without doubling its closing message', async () => {

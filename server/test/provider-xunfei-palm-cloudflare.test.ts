@@ -277,7 +277,8 @@ describe('iFlytek Spark, Google PaLM2 and Cloudflare Workers AI channels', () =>
       expect(call?.appId).toBe('5f2e8a1c');
       expect(call?.domain).toBe('generalv3.5');
       expect(call?.body).toEqual({
-        header: { app_id: '5f2e8a1c', uid: 'user-42' },
+        // A converted call sends no end-user id by default (global.converted_user_id).
+        header: { app_id: '5f2e8a1c' },
         parameter: { chat: { domain: 'generalv3.5', temperature: 0.5, max_tokens: 200 } },
         payload: {
           message: {

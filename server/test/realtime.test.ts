@@ -4,6 +4,7 @@ import OpenAI from 'openai';
 import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { setResolverForTests } from '../src/infra/ssrf.ts';
 import { audioQuota } from '../src/relay/billing/quota.ts';
 import { realtimeUsage } from '../src/relay/realtime/usage.ts';
 import { relayState } from '../src/relay/state.ts';
@@ -44,6 +45,8 @@ const PRICES: Record<string, Ratios> = {
   'rt-ssrf': { model: 100, completion: 100, cache: 100, audio: 100, audioCompletion: 100 },
   'rt-proxy': { model: 100, completion: 400, cache: 10, audio: 800, audioCompletion: 200 },
   'rt-socks': { model: 100, completion: 100, cache: 100, audio: 100, audioCompletion: 100 },
+  'rt-proxy-meta': { model: 100, completion: 100, cache: 100, audio: 100, audioCompletion: 100 },
+  'rt-proxy-named': { model: 100, completion: 100, cache: 100, audio: 100, audioCompletion: 100 },
 };
 const table = (pick: (r: Ratios) => number) =>
   JSON.stringify(Object.fromEntries(Object.entries(PRICES).map(([m, r]) => [m, pick(r) / 100])));
@@ -647,6 +650,33 @@ describe('relay: OpenAI Realtime over WebSocket', () => {
     const socks = await dial(realtimeUrl('rt-socks'), { headers: auth });
     if (!isConn(socks)) throw new Error('refused before the upgrade');
     expect((await socks.closed).reason).toBe('upstream_error.channel_proxy_unsupported');
+
+    // The proxy's host is held to the same rule: a metadata literal, or a name that resolves to one.
+    const proxyPort = new URL(httpProxy.url).port;
+    setResolverForTests(async (host) => (host === 'metadata.test' ? ['127.0.0.1', '169.254.169.254'] : []));
+    try {
+      for (const [model, proxy] of [
+        ['rt-proxy-meta', 'http://[::ffff:169.254.169.254]:80'],
+        ['rt-proxy-named', `http://metadata.test:${proxyPort}`],
+      ]) {
+        await seedChannel(server.ctx, {
+          baseUrl: mock.url,
+          key: 'sk-x',
+          models: [model],
+          setting: { proxy },
+        });
+        const targets = httpProxy.targets.length;
+        const conn = await dial(realtimeUrl(model), { headers: auth });
+        if (!isConn(conn)) throw new Error('refused before the upgrade');
+        expect(await conn.closed, proxy).toEqual({
+          code: 1011,
+          reason: 'upstream_error.upstream_address_refused',
+        });
+        expect(httpProxy.targets.length).toBe(targets);
+      }
+    } finally {
+      setResolverForTests(null);
+    }
   });
 
   it('counts sessions in the model request rate limit', async () => {

@@ -169,7 +169,11 @@ for (const engine of DATABASES) {
       const { user, token } = await account({ remain: MUSIC * 7 + MUSIC / 2 });
       const results = await Promise.all(
         Array.from({ length: 200 }, (_, i) =>
-          call('POST', '/suno/submit/MUSIC', token.apiKey, { prompt: `song ${i}`, tags: 'folk', title: `S${i}` }),
+          call('POST', '/suno/submit/MUSIC', token.apiKey, {
+            prompt: `song ${i}`,
+            tags: 'folk',
+            title: `S${i}`,
+          }),
         ),
       );
       expect(results.filter((r) => r.status === 200 && r.body.code === 'success')).toHaveLength(7);

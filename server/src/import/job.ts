@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type ControlledTransaction, type Kysely, sql } from 'kysely';
 import type { AppContext } from '../context.ts';
 import type { Database } from '../db/schema.ts';
 import type { Flavor } from './detect.ts';
@@ -21,6 +21,34 @@ export interface ImportJob {
   users: Set<number>;
   /** Source channel ids present here: the (group, model) pairs their abilities hold, and whether this run wrote them. */
   channels: Map<number, { pairs: Set<string>; fresh: boolean }>;
+  /** The gateway's database as this run reads and writes it: the run's one transaction (or, dry, the database). */
+  db: Kysely<Database>;
+  /** The run's one transaction (absent in a dry run): batches and rows are savepoints in it. */
+  trx?: ControlledTransaction<Database>;
+  /** What is announced once the transaction has committed (reloads on every instance, ledger log rows). */
+  afterCommit: Array<() => Promise<void>>;
+}
+
+let savepoints = 0;
+
+/**
+ * Runs `fn` in a savepoint of the run's transaction: a batch or a row that fails is undone alone, and nothing
+ * is kept at all unless the whole run commits.
+ */
+export async function inSavepoint(
+  job: ImportJob,
+  fn: (db: Kysely<Database>) => Promise<void>,
+): Promise<void> {
+  if (!job.trx) throw new Error('the import writes only inside its transaction');
+  const name = `import_${++savepoints}`;
+  const sp = await job.trx.savepoint(name).execute();
+  try {
+    await fn(sp);
+  } catch (err) {
+    await sp.rollbackToSavepoint(name).execute();
+    throw err;
+  }
+  await sp.releaseSavepoint(name).execute();
 }
 
 export const hasColumn = (job: ImportJob, table: string, column: string) =>
@@ -49,8 +77,8 @@ export async function* sourceBatches(
 }
 
 /**
- * Writes rows in one transaction per batch. When the batch fails (a constraint the checks before did not
- * foresee), each row is retried in a transaction of its own, so one bad row is listed and skipped and the
+ * Writes rows in one savepoint per batch. When the batch fails (a constraint the checks before did not
+ * foresee), each row is retried in a savepoint of its own, so one bad row is listed and skipped and the
  * others still go in; no row is ever half-written. Returns the rows written.
  */
 export async function commitRows<R, H>(

@@ -34,6 +34,11 @@ const ONE_API: Record<string, Translation> = {
   LarkClientSecret: () => 'Lark sign-in does not exist here',
 };
 
+/** The translation of a source option key; own entries only, so `__proto__` or `constructor` find none. */
 export function translateOption(flavor: Flavor, key: string): Translation | undefined {
-  return SHARED[key] ?? (flavor === 'one-api' ? ONE_API[key] : undefined);
+  if (Object.hasOwn(SHARED, key)) return SHARED[key];
+  return flavor === 'one-api' && Object.hasOwn(ONE_API, key) ? ONE_API[key] : undefined;
 }
+
+/** Keys that name the object prototype's own members: refused as option keys, as the console refuses them. */
+export const isPrototypeKey = (key: string) => key === '__proto__' || key in Object.prototype;

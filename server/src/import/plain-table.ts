@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { bumpSequence, commitRows, errorText, type ImportJob, sourceBatches } from './job.ts';
+import { bumpSequence, commitRows, errorText, type ImportJob, inSavepoint, sourceBatches } from './job.ts';
 import { str } from './values.ts';
 
 /** A row ready for the target: its source id is kept, and `natural` is unique here too. */
@@ -24,7 +24,7 @@ export interface PlainTable {
  */
 export async function importPlainTable(job: ImportJob, spec: PlainTable): Promise<number> {
   const e = job.report.entity(spec.entity);
-  const db = job.ctx.db.db as unknown as Kysely<any>;
+  const db = job.db as unknown as Kysely<any>;
   const { table, natural, noun } = spec;
   for await (const batch of sourceBatches(job, table)) {
     e.read += batch.length;
@@ -73,7 +73,7 @@ export async function importPlainTable(job: ImportJob, spec: PlainTable): Promis
     }
     const written = await commitRows<PlannedRow, Kysely<any>>(
       fresh,
-      (fn) => db.transaction().execute(fn),
+      (fn) => inSavepoint(job, fn as (db: unknown) => Promise<void>),
       async (trx, row) => {
         await trx.insertInto(table).values(row).execute();
       },
@@ -81,6 +81,6 @@ export async function importPlainTable(job: ImportJob, spec: PlainTable): Promis
     );
     e.imported += written.length;
   }
-  if (!job.dryRun && e.imported) await bumpSequence(job, job.ctx.db.db, table);
+  if (!job.dryRun && e.imported) await bumpSequence(job, job.db, table);
   return e.imported;
 }

@@ -66,15 +66,20 @@ export async function importInto(
     report: new ImportReport(source.src.label, source.flavor, !!opts.dryRun),
     users: new Set(),
     channels: new Map(),
+    db: ctx.db.db,
+    afterCommit: [],
   };
   try {
-    await importUsers(job);
-    await importTokens(job);
-    await importChannels(job);
-    await importAbilities(job);
-    await importOptions(job);
-    await importRedemptions(job);
-    await importTopUps(job);
+    await inOneTransaction(job, async () => {
+      await importUsers(job);
+      await importTokens(job);
+      await importChannels(job);
+      await importAbilities(job);
+      await importOptions(job);
+      await importRedemptions(job);
+      await importTopUps(job);
+    });
+    // Usage logs may live in another database; they follow the committed accounts, marked so a rerun resumes.
     if (opts.logs) await importLogs(job);
     else if (job.tables.has('logs'))
       job.report.entity('logs').note('usage logs were not copied (add --logs)');
@@ -87,6 +92,29 @@ export async function importInto(
     await source.src.close().catch(() => {});
   }
   return job.report;
+}
+
+/**
+ * Runs the entity steps in one transaction of the gateway's database: all or nothing. A refused row is
+ * reported and skipped inside it (a savepoint); an error the steps do not expect rolls everything back. Once
+ * committed, the changes are announced (reloads on every instance).
+ */
+async function inOneTransaction(job: ImportJob, steps: () => Promise<void>): Promise<void> {
+  if (job.dryRun) return steps();
+  const trx = await job.ctx.db.db.startTransaction().execute();
+  job.db = trx;
+  job.trx = trx;
+  try {
+    await steps();
+    await trx.commit().execute();
+  } catch (err) {
+    await trx.rollback().execute();
+    throw err;
+  } finally {
+    job.db = job.ctx.db.db;
+    job.trx = undefined;
+  }
+  for (const announce of job.afterCommit) await announce();
 }
 
 /** Checks the source, then imports it: the whole run, for callers that already have a context. */

@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
-import { Agent, fetch, type RequestInit, type Response } from 'undici';
+import { Agent, type Dispatcher, fetch, type RequestInit, type Response } from 'undici';
 import type { OptionStore } from '../modules/options/store.ts';
 import { ApiError } from './envelope.ts';
 
@@ -190,8 +190,15 @@ function firstRefused(
   return undefined;
 }
 
-/** Parses and checks a URL; resolves the host and refuses addresses the policy does not allow. */
-export async function assertFetchableUrl(raw: string, policy: FetchPolicy): Promise<URL> {
+/** Parses and checks a URL sent through a proxy: http(s), no credentials, no refused address literal. */
+function assertProxiedUrl(raw: string, policy: FetchPolicy): URL {
+  const url = parseFetchable(raw);
+  const why = literalRefusal(raw, policy);
+  if (why) throw new ApiError(why);
+  return url;
+}
+
+function parseFetchable(raw: string): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -201,6 +208,12 @@ export async function assertFetchableUrl(raw: string, policy: FetchPolicy): Prom
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new ApiError(`only http and https URLs can be fetched: ${raw}`);
   if (url.username || url.password) throw new ApiError('URLs with credentials cannot be fetched');
+  return url;
+}
+
+/** Parses and checks a URL; resolves the host and refuses addresses the policy does not allow. */
+export async function assertFetchableUrl(raw: string, policy: FetchPolicy): Promise<URL> {
+  const url = parseFetchable(raw);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: string[];
   if (isIP(host)) addresses = [host];
@@ -258,17 +271,22 @@ export interface GuardedFetchOptions extends Omit<RequestInit, 'dispatcher' | 'r
   policy: FetchPolicy;
   /** Milliseconds for the whole request, body included; default 30 s. */
   timeoutMs?: number;
+  /**
+   * A channel proxy's dispatcher (infra/proxy.ts sideCallDispatcher, which checks the proxy): the proxy
+   * resolves the target's name, so only an address literal is judged here.
+   */
+  proxy?: Dispatcher;
 }
 
 /** fetch() through the guard. Network failures become an ApiError (502, or 504 on timeout) saying what happened. */
 export async function guardedFetch(raw: string, opts: GuardedFetchOptions): Promise<Response> {
-  const url = await assertFetchableUrl(raw, opts.policy);
-  const { policy, timeoutMs = 30_000, ...init } = opts;
+  const url = opts.proxy ? assertProxiedUrl(raw, opts.policy) : await assertFetchableUrl(raw, opts.policy);
+  const { policy, timeoutMs = 30_000, proxy, ...init } = opts;
   try {
     return await fetch(url, {
       ...init,
       redirect: 'error',
-      dispatcher: agentFor(policy),
+      dispatcher: proxy ?? agentFor(policy),
       signal: init.signal ?? AbortSignal.timeout(timeoutMs),
     });
   } catch (err) {

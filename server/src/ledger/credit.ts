@@ -61,7 +61,17 @@ export async function ledgerTransaction<T>(ctx: AppContext, fn: (tx: LedgerTx) =
   return result;
 }
 
-async function afterCommit(ctx: AppContext, tx: LedgerTx): Promise<void> {
+/**
+ * A ledger transaction over a transaction the caller runs (the import's one transaction); the caller calls
+ * afterCommit with it once that transaction has committed.
+ */
+export const ledgerTxOn = (trx: Transaction<Database>): LedgerTx => ({
+  trx,
+  touched: new Set(),
+  pendingLogs: [],
+});
+
+export async function afterCommit(ctx: AppContext, tx: LedgerTx): Promise<void> {
   if (tx.pendingLogs.length) {
     try {
       await ctx.logDb.db.insertInto('logs').values(tx.pendingLogs).execute();

@@ -123,7 +123,8 @@ export async function testChannel(
     return result(true, res.statusCode, '');
   } catch (err) {
     const e = err instanceof RelayError ? err : new RelayError(502, String((err as Error)?.message ?? err));
-    return result(false, 0, e.message);
+    // An administrator's test shows what the API caller is not told (a token endpoint's answer).
+    return result(false, 0, e.detail ?? e.message);
   }
 }
 

@@ -9,6 +9,11 @@ import { ApiError } from '../infra/envelope.ts';
 export class RelayError extends Error {
   /** Headers the error reply carries (e.g. retry-after), whatever protocol renders the body. */
   headers?: Record<string, string>;
+  /**
+   * What the client's message leaves out (an endpoint's own answer, its address): for the server log, the
+   * channel's status reason and the console's channel test, never for the API caller.
+   */
+  detail?: string;
 
   constructor(
     readonly status: number,

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { FormData } from 'undici';
 import type { OptionStore } from '../modules/options/store.ts';
 import type { ChannelEntry } from './cache/channels.ts';
+import { dropEndUser, type EndUserPolicy } from './end-user.ts';
 import { badRequest } from './errors.ts';
 import { codecFor, upstreamCodecFor } from './formats/codecs.ts';
 import { geminiBatchBody, openaiEmbedBody, openaiEmbedTexts } from './formats/embeddings.ts';
@@ -76,6 +77,7 @@ export function outgoingFor(
   ch: ChannelEntry,
   requestId: string,
   passThrough: boolean,
+  endUser: EndUserPolicy = dropEndUser,
 ): Outgoing {
   if (!input.json) {
     const form = new FormData();
@@ -83,7 +85,7 @@ export function outgoingFor(
     return { body: form };
   }
   if (input.mode === 'chat' && (call.format !== input.format || strayEnvelope(input)))
-    return converted(input, call, adapter, ch, requestId);
+    return converted(input, call, adapter, ch, requestId, endUser);
   if (input.mode === 'embeddings' && call.format !== input.format) {
     const texts = input.embedTexts ?? openaiEmbedTexts(input.json);
     const json =
@@ -134,6 +136,7 @@ function converted(
   adapter: ProviderAdapter,
   ch: ChannelEntry,
   requestId: string,
+  endUser: EndUserPolicy,
 ): Outgoing {
   const other = call.format !== input.format;
   if (other && input.format === 'responses' && input.json?.previous_response_id)
@@ -161,8 +164,15 @@ function converted(
     input.format,
     call.options.bool('global.drop_unsupported_hosted_tools_enabled'),
   );
+  // The client's end-user id is not passed to another vendor as it is (end-user.ts).
   const hub: HubRequest = openEnvelopes(
-    { ...input.hub, model: call.model, stream: call.stream, serverTools: hosted.serverTools },
+    {
+      ...input.hub,
+      model: call.model,
+      stream: call.stream,
+      serverTools: hosted.serverTools,
+      user: endUser(input.hub.user),
+    },
     input.format,
     call.format,
     envelopeKeyOf(call.options),

@@ -15,6 +15,7 @@ import { expectedTokens, holdFor, priceFor } from './billing/charge.ts';
 import { countText } from './billing/tokenizer.ts';
 import type { ChannelEntry } from './cache/channels.ts';
 import { CallAbort } from './call-abort.ts';
+import { convertedUserPolicy } from './end-user.ts';
 import { failureStatus, RelayError, upstreamError } from './errors.ts';
 import type { RelayReply, RelayRequest } from './exchange.ts';
 import { answerInFormats, malformedAnswer, streamInFormats } from './format-attempt.ts';
@@ -204,7 +205,7 @@ async function relay(
         lastFailed = ch.id;
         traceAttemptFailed(req, e.status, e.message);
         if (shouldDisable(ctx, ch, e)) {
-          const reason = `status ${e.status}: ${e.message}`;
+          const reason = `status ${e.status}: ${e.detail ?? e.message}`;
           if (ch.keyIndex === undefined) void autoDisable(ctx, state.channels, ch, reason);
           else {
             void autoDisableKey(ctx, state.channels, ch, reason);
@@ -213,7 +214,10 @@ async function relay(
           }
         }
         if (!e.local)
-          req.log.warn({ channel: ch.id, status: e.status, message: e.message }, 'upstream attempt failed');
+          req.log.warn(
+            { channel: ch.id, status: e.status, message: e.detail ?? e.message },
+            'upstream attempt failed',
+          );
         if (!shouldRetry(e) || reply.raw.headersSent) throw e;
       }
     }
@@ -254,7 +258,7 @@ async function attemptOn(
     );
   const call = callFor(state.ctx.options, input, req.url, req.headers, ch, adapter);
   const passThrough = state.ctx.options.bool('global.pass_through_request_enabled');
-  const out = outgoingFor(input, call, adapter, ch, req.id, passThrough);
+  const out = outgoingFor(input, call, adapter, ch, req.id, passThrough, convertedUserPolicy(state.ctx));
   const url = adapter.url(ch, call);
   const headers = await adapter.headers(ch, call, url, typeof out.body === 'string' ? out.body : undefined);
   if (out.json) {

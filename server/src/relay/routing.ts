@@ -57,7 +57,9 @@ export function mapStatus(err: RelayError, ch: ChannelEntry): RelayError {
   if (err.local) return err;
   const to = Number(ch.statusCodeMapping[String(err.status)]);
   if (!Number.isInteger(to) || to < 100 || to > 599 || to === err.status) return err;
-  return new RelayError(to, err.message, err.type, err.code, err.param, false);
+  const mapped = new RelayError(to, err.message, err.type, err.code, err.param, false);
+  mapped.detail = err.detail;
+  return mapped;
 }
 
 /** Another channel may succeed where this one failed: rate limits, server errors, timeouts, key problems. */
@@ -77,7 +79,7 @@ export function shouldDisable(ctx: AppContext, ch: ChannelEntry, err: RelayError
   if (hasOtherKey(ch) && keyRefused(err)) return true;
   return shouldDisableChannel(
     ctx,
-    { status: err.status, type: err.type, code: err.code, message: err.message },
+    { status: err.status, type: err.type, code: err.code, message: err.detail ?? err.message },
     ch.type,
   );
 }

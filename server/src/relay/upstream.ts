@@ -1,10 +1,10 @@
 import { Agent, type Dispatcher, errors, type FormData } from 'undici';
 import type { AppContext } from '../context.ts';
+import { createProxyDispatchers, proxyRefusal } from '../infra/proxy.ts';
 import { ALLOW_LINK_LOCAL_OPTION, adminUrlPolicy, guardedLookup, literalRefusal } from '../infra/ssrf.ts';
 import type { CallAbort } from './call-abort.ts';
 import { RelayError } from './errors.ts';
 import { DispatchedCall, type UpstreamResponse } from './upstream-body.ts';
-import { createProxyDispatchers } from './upstream-proxy.ts';
 
 export interface UpstreamRequest {
   url: string;
@@ -35,19 +35,22 @@ export function createUpstream(ctx: AppContext) {
     connections: 512,
     connect: { lookup: guardedLookup(policy) },
   });
+  // Keyed by origin, or by `proxy ` and the proxy URL: a proxy's host is held to the same rule as an origin.
   const literalRefused = new Map<string, boolean>();
   ctx.options.onChange((key) => {
     if (key === ALLOW_LINK_LOCAL_OPTION) literalRefused.clear();
   });
-  const refusedOrigin = (origin: string) => {
-    let refused = literalRefused.get(origin);
-    if (refused === undefined) {
-      refused = literalRefusal(origin, policy()) !== undefined;
-      literalRefused.set(origin, refused);
+  const refused = (key: string, judge: () => string | undefined) => {
+    let out = literalRefused.get(key);
+    if (out === undefined) {
+      out = judge() !== undefined;
+      literalRefused.set(key, out);
     }
-    return refused;
+    return out;
   };
-  const proxies = createProxyDispatchers();
+  const refusedOrigin = (origin: string) => refused(origin, () => literalRefusal(origin, policy()));
+  const refusedProxy = (proxy: string) => refused(`proxy ${proxy}`, () => proxyRefusal(proxy, policy()));
+  const proxies = createProxyDispatchers(policy);
   ctx.onClose(() => Promise.all([agent.close(), proxies.close()]).then(() => undefined));
   const relayMs = ctx.config.relayTimeoutSec * 1000;
   const idleMs = ctx.config.streamingTimeoutSec * 1000;
@@ -66,6 +69,7 @@ export function createUpstream(ctx: AppContext) {
     async send(req: UpstreamRequest): Promise<UpstreamResponse> {
       let dispatcher: Dispatcher = agent;
       if (req.proxy) {
+        if (refusedProxy(req.proxy)) throw PROXY_REFUSED;
         try {
           dispatcher = proxies.get(req.proxy);
         } catch {
@@ -109,6 +113,16 @@ export type Upstream = ReturnType<typeof createUpstream>;
 const LINK_LOCAL_REFUSED = new RelayError(
   502,
   `the channel's address is a link-local or cloud metadata address; root can allow it with the option ${ALLOW_LINK_LOCAL_OPTION}`,
+  'upstream_error',
+  'upstream_address_refused',
+  null,
+  false,
+);
+
+/** The channel's proxy is a link-local or metadata address (or resolves to one, at connect time). */
+export const PROXY_REFUSED = new RelayError(
+  502,
+  `the channel's proxy or address is a link-local or cloud metadata address; root can allow it with the option ${ALLOW_LINK_LOCAL_OPTION}`,
   'upstream_error',
   'upstream_address_refused',
   null,

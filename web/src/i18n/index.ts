@@ -20,8 +20,11 @@ function flatten(dict: Dict, prefix = '', out: Record<string, string> = {}): Rec
   return out;
 }
 
-/** Every feature's `i18n.ts` (and a sub-folder's own) is merged into the default namespace. */
-const featureFiles = import.meta.glob<LocaleFile>('../features/**/i18n.ts', { eager: true });
+/**
+ * Every feature's `i18n.ts` (a sub-folder's own too, and `i18n-*.ts` when one file would grow too long) is merged
+ * into the default namespace.
+ */
+const featureFiles = import.meta.glob<LocaleFile>('../features/**/i18n*.ts', { eager: true });
 
 function buildResources() {
   const zh: Record<string, string> = {};

@@ -1,12 +1,14 @@
 import { ChannelStatus } from '@modelgate/shared';
 import type { Insertable } from 'kysely';
 import type { Database } from '../../db/schema.ts';
+import { isProxyUrl } from '../../infra/proxy.ts';
 import { adminUrlPolicy, literalRefusal } from '../../infra/ssrf.ts';
 import { abilityRows } from '../../modules/channels/abilities.ts';
 import { checkKeyFormat } from '../../modules/channels/keys.ts';
+import { channelTargetRefusal } from '../../modules/channels/targets.ts';
 import { joinKeys, type KeyState, keyFingerprint, splitKeys } from '../../relay/cache/channel-keys.ts';
 import { mapChannelType } from '../channel-types.ts';
-import { bumpSequence, commitRows, errorText, type ImportJob, sourceBatches } from '../job.ts';
+import { bumpSequence, commitRows, errorText, type ImportJob, inSavepoint, sourceBatches } from '../job.ts';
 import { exactInt, fit, int, jsonObject, num, str } from '../values.ts';
 
 type ChannelInsert = Insertable<Database['channels']> & { id: number };
@@ -20,7 +22,7 @@ type ChannelInsert = Insertable<Database['channels']> & { id: number };
  */
 export async function importChannels(job: ImportJob): Promise<void> {
   const e = job.report.entity('channels');
-  const db = job.ctx.db.db;
+  const db = job.db;
   for await (const batch of sourceBatches(job, 'channels')) {
     e.read += batch.length;
     const planned: ChannelInsert[] = [];
@@ -56,7 +58,7 @@ export async function importChannels(job: ImportJob): Promise<void> {
     }
     const written = await commitRows<ChannelInsert, typeof db>(
       fresh,
-      (fn) => db.transaction().execute(fn),
+      (fn) => inSavepoint(job, fn),
       async (trx, row) => {
         await trx.insertInto('channels').values(row).execute();
         const abilities = abilityRows(source(row));
@@ -73,7 +75,7 @@ export async function importChannels(job: ImportJob): Promise<void> {
   }
   if (!job.dryRun && e.imported) {
     await bumpSequence(job, db, 'channels');
-    job.ctx.bus.publish('channels');
+    job.afterCommit.push(() => job.ctx.bus.publish('channels'));
   }
 }
 
@@ -146,8 +148,18 @@ function plan(job: ImportJob, r: Record<string, unknown>): ChannelInsert | strin
   if (mapped.type === 8 && mapped.baseUrl && int(r.type) !== 8)
     e.note(`became a Custom channel at ${baseUrl}`);
   if (baseUrl.length > 512) return 'base URL longer than 512 characters';
-  const refused = baseUrl ? literalRefusal(baseUrl, adminUrlPolicy(job.ctx.options)) : undefined;
-  if (refused) return `base URL refused: ${refused}`;
+  // Every URL goes through the console's checks: http(s) base URLs, proxies the relay can use, and the SSRF
+  // guard's refusal of link-local and metadata addresses for both.
+  if (baseUrl && !/^https?:\/\/[^\s/]+/i.test(baseUrl))
+    return 'base URL refused: not an http:// or https:// URL';
+  const proxy = setting.proxy;
+  if (proxy !== undefined && proxy !== '' && (typeof proxy !== 'string' || !isProxyUrl(proxy.trim())))
+    return 'setting.proxy refused: not an http://, https:// or socks5:// URL';
+  const policy = adminUrlPolicy(job.ctx.options);
+  const baseRefused = baseUrl ? literalRefusal(baseUrl, policy) : undefined;
+  if (baseRefused) return `base URL refused: ${baseRefused}`;
+  const proxyRefused = channelTargetRefusal(policy, '', JSON.stringify(setting));
+  if (proxyRefused) return `setting.proxy refused: ${proxyRefused}`;
   const dropped = ['header_override', 'settings'].filter(
     (c) => str(r[c]).trim() && str(r[c]).trim() !== '{}',
   );

@@ -1,7 +1,7 @@
 import { optionDef } from '../../modules/options/registry.ts';
-import { normaliseOption } from '../../modules/options/store.ts';
+import { normaliseOption, writeOption } from '../../modules/options/store.ts';
 import type { ImportJob } from '../job.ts';
-import { translateOption } from '../option-names.ts';
+import { isPrototypeKey, translateOption } from '../option-names.ts';
 import { str } from '../values.ts';
 
 /**
@@ -13,11 +13,15 @@ export async function importOptions(job: ImportJob): Promise<void> {
   const e = job.report.entity('options');
   const rows = (await job.src.db.selectFrom('options').selectAll().execute()) as Record<string, unknown>[];
   e.read = rows.length;
-  const here = await job.ctx.db.db.selectFrom('options').select(['key', 'value']).execute();
+  const here = await job.db.selectFrom('options').select(['key', 'value']).execute();
   const stored = new Map(here.map((o) => [o.key, o.value]));
   for (const r of rows.sort((a, b) => (str(a.key) < str(b.key) ? -1 : 1))) {
     const key = str(r.key);
     const value = str(r.value);
+    if (isPrototypeKey(key)) {
+      e.skip(key, 'the name of an object prototype member is not an option');
+      continue;
+    }
     const translate = translateOption(job.flavor, key);
     const targets = translate
       ? translate(value)
@@ -44,7 +48,11 @@ export async function importOptions(job: ImportJob): Promise<void> {
         e.unchanged++;
         continue;
       }
-      if (!job.dryRun) await job.ctx.options.set(to, canonical);
+      if (!job.dryRun) {
+        await writeOption(job.db, job.ctx.db.dialect, to, canonical);
+        // Once committed, the store takes the value (and tells every instance).
+        job.afterCommit.push(() => job.ctx.options.set(to, canonical));
+      }
       e.imported++;
       if (to !== key) e.note(`${key} became ${to}`);
     }

@@ -20,7 +20,7 @@ export async function importTokens(job: ImportJob): Promise<void> {
     plan,
   });
   // Forgets keys the relay remembered as unknown, so the imported ones work at once.
-  if (!job.dryRun && written) job.ctx.bus.publish('token:0');
+  if (!job.dryRun && written) job.afterCommit.push(() => job.ctx.bus.publish('token:0'));
 }
 
 function plan(job: ImportJob, r: Record<string, unknown>): PlannedRow | string {

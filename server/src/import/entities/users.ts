@@ -1,17 +1,32 @@
 import { Role, UserStatus } from '@modelgate/shared';
-import type { Insertable } from 'kysely';
+import type { Insertable, Transaction } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import {
+  afterCommit,
   creditUser,
   describeQuota,
   LedgerLogType,
   type LedgerTx,
-  ledgerTransaction,
+  ledgerTxOn,
 } from '../../ledger/credit.ts';
 import { hashAccessToken } from '../../modules/auth/access-token.ts';
 import { freshAffCode } from '../../modules/users/aff-code.ts';
-import { usernameKey } from '../../modules/users/names.ts';
-import { bumpSequence, commitRows, errorText, hasColumn, type ImportJob, sourceBatches } from '../job.ts';
+import {
+  hasHiddenCharacters,
+  IMPERSONATION,
+  nameSkeleton,
+  usernameKey,
+  withoutHiddenCharacters,
+} from '../../modules/users/names.ts';
+import {
+  bumpSequence,
+  commitRows,
+  errorText,
+  hasColumn,
+  type ImportJob,
+  inSavepoint,
+  sourceBatches,
+} from '../job.ts';
 import { exactInt, fit, int, str, unixSeconds } from '../values.ts';
 
 type UserInsert = Insertable<Database['users']>;
@@ -37,6 +52,8 @@ export async function importUsers(job: ImportJob): Promise<void> {
   const e = job.report.entity('users');
   const affTaken = new Set<string>();
   const namesSeen = new Map<string, number>();
+  /** Name skeletons of the administrators, here and imported so far. */
+  const admins = new Map<string, number>();
   const from = job.flavor;
   for await (const batch of sourceBatches(job, 'users')) {
     e.read += batch.length;
@@ -56,19 +73,15 @@ export async function importUsers(job: ImportJob): Promise<void> {
       namesSeen.set(key, p.id);
       planned.push(p);
     }
-    const fresh = await againstTarget(job, planned);
+    const fresh = await lookAlikes(job, await againstTarget(job, planned), admins);
     for (const p of fresh) {
       const code = String(p.row.aff_code);
       const clash =
         !code ||
         affTaken.has(code) ||
-        (await job.ctx.db.db
-          .selectFrom('users')
-          .select('id')
-          .where('aff_code', '=', code)
-          .executeTakeFirst());
+        (await job.db.selectFrom('users').select('id').where('aff_code', '=', code).executeTakeFirst());
       if (clash) {
-        p.row.aff_code = await freshAffCode(job.ctx.db.db);
+        p.row.aff_code = await freshAffCode(job.db);
         if (code) e.note('referral code taken by another account here: a new code was given');
       }
       affTaken.add(String(p.row.aff_code));
@@ -80,14 +93,19 @@ export async function importUsers(job: ImportJob): Promise<void> {
     }
     const written = await commitRows<Planned, LedgerTx>(
       fresh,
-      (fn) => ledgerTransaction(job.ctx, fn),
+      (fn) =>
+        inSavepoint(job, async (sp) => {
+          const tx = ledgerTxOn(sp as Transaction<Database>);
+          await fn(tx);
+          job.afterCommit.push(() => afterCommit(job.ctx, tx));
+        }),
       (tx, p) => insertUser(job, tx, p, from),
       (p, err) => e.skip(p.id, `could not be written: ${errorText(err)}`),
     );
     e.imported += written.length;
     for (const p of written) job.users.add(p.id);
   }
-  if (!job.dryRun && e.imported) await bumpSequence(job, job.ctx.db.db, 'users');
+  if (!job.dryRun && e.imported) await bumpSequence(job, job.db, 'users');
 }
 
 function plan(job: ImportJob, r: Record<string, unknown>): Planned | string {
@@ -96,6 +114,8 @@ function plan(job: ImportJob, r: Record<string, unknown>): Planned | string {
   const username = str(r.username).trim();
   if (!username) return 'empty username';
   if (username.length > 64) return 'username longer than 64 characters';
+  if (hasHiddenCharacters(username))
+    return 'username holds control, invisible or text-direction characters, which names here cannot';
   const quota = exactInt(r.quota);
   if (quota === undefined) return 'balance is not an exact integer';
   const e = job.report.entity('users');
@@ -124,7 +144,7 @@ function plan(job: ImportJob, r: Record<string, unknown>): Planned | string {
     username,
     username_key: usernameKey(username),
     password,
-    display_name: fit(r.display_name, 64) || username,
+    display_name: cleanDisplayName(r.display_name, username, e),
     role,
     status,
     email: fit(r.email, 128),
@@ -155,13 +175,56 @@ function plan(job: ImportJob, r: Record<string, unknown>): Planned | string {
   return { id, row, quota: Math.max(0, quota), deletedAt };
 }
 
+/** The display name without control, invisible or text-direction characters (the console refuses them). */
+function cleanDisplayName(
+  raw: unknown,
+  username: string,
+  e: ReturnType<ImportJob['report']['entity']>,
+): string {
+  const name = fit(raw, 64);
+  const clean = withoutHiddenCharacters(name).trim();
+  if (clean !== name.trim())
+    e.note('control, invisible or text-direction characters were taken out of a display name');
+  return clean || username;
+}
+
+/**
+ * Skips users whose name reads like an administrator's (here already, or coming in with this import) without
+ * being that account: look-alike letters never make a second root or admin.
+ */
+async function lookAlikes(
+  job: ImportJob,
+  planned: Planned[],
+  admins: Map<string, number>,
+): Promise<Planned[]> {
+  const e = job.report.entity('users');
+  if (admins.size === 0)
+    for (const a of await job.db
+      .selectFrom('users')
+      .select(['id', 'username'])
+      .where('role', '>=', Role.Admin)
+      .execute())
+      admins.set(nameSkeleton(a.username), Number(a.id));
+  const kept: Planned[] = [];
+  for (const p of planned) {
+    const holder = admins.get(nameSkeleton(p.row.username as string));
+    if (holder !== undefined && holder !== p.id) {
+      e.skip(p.id, `${IMPERSONATION} (it reads like the name of admin ${holder})`);
+      continue;
+    }
+    if (Number(p.row.role) >= Role.Admin) admins.set(nameSkeleton(p.row.username as string), p.id);
+    kept.push(p);
+  }
+  return kept;
+}
+
 /** Drops users already here (same id and name) and lists those whose id or name another account holds. */
 async function againstTarget(job: ImportJob, planned: Planned[]): Promise<Planned[]> {
   if (planned.length === 0) return [];
   const e = job.report.entity('users');
   const ids = planned.map((p) => p.id);
   const keys = planned.map((p) => p.row.username_key as string);
-  const existing = await job.ctx.db.db
+  const existing = await job.db
     .selectFrom('users')
     .select(['id', 'username', 'username_key'])
     .where((eb) => eb.or([eb('id', 'in', ids), eb('username_key', 'in', keys)]))

@@ -7,6 +7,7 @@ import { disableChannel } from './health.ts';
 import { mustGet } from './service.ts';
 import { isStopping } from './stopping.ts';
 import { nowSec } from './store.ts';
+import { proxyOf } from './targets.ts';
 import { authHeaders, baseUrlOf, callUpstream, entryOf, firstKey, type UpstreamTarget } from './upstream.ts';
 
 /** Balance endpoints of providers that have one; every amount is read as the provider reports it (USD or CNY). */
@@ -17,6 +18,7 @@ async function getJson(ctx: AppContext, url: string, t: UpstreamTarget): Promise
     headers: authHeaders(t),
     timeoutMs: 20_000,
     secrets: [t.key],
+    proxy: proxyOf(t.setting),
   });
   if (!reply.ok)
     throw new ApiError(`upstream answered ${reply.status}: ${reply.failure?.message ?? ''}`.trim(), 502);
@@ -87,7 +89,7 @@ export const balanceSupported = (type: number) =>
 /** A provider adapter's own balance API, as a reader. */
 const adapterReader = (type: number): Reader | undefined => {
   const read = adapterFor(type)?.balance;
-  return read && ((ctx, t) => read(entryOf(t), providerHttp(ctx.options, [t.key])));
+  return read && ((ctx, t) => read(entryOf(t), providerHttp(ctx.options, [t.key], proxyOf(t.setting))));
 };
 
 /** Asks the provider for the channel's balance and stores it. */

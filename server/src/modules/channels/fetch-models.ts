@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../infra/envelope.ts';
 import { providerHttp } from '../../relay/providers/http.ts';
 import { adapterFor } from '../../relay/providers/index.ts';
+import { proxyOf } from './targets.ts';
 import { authHeaders, baseUrlOf, callUpstream, entryOf, type UpstreamTarget } from './upstream.ts';
 
 /**
@@ -12,7 +13,7 @@ export async function fetchUpstreamModels(ctx: AppContext, t: UpstreamTarget): P
   const own = adapterFor(t.type)?.listModels;
   if (own) {
     try {
-      const names = await own(entryOf(t), providerHttp(ctx.options, [t.key]));
+      const names = await own(entryOf(t), providerHttp(ctx.options, [t.key], proxyOf(t.setting)));
       return [...new Set(names)].sort();
     } catch (err) {
       throw new ApiError(`failed to fetch models: ${(err as Error).message}`, 502);
@@ -30,6 +31,7 @@ export async function fetchUpstreamModels(ctx: AppContext, t: UpstreamTarget): P
     headers: authHeaders(t),
     timeoutMs: 20_000,
     secrets: [t.key],
+    proxy: proxyOf(t.setting),
   });
   if (!reply.ok)
     throw new ApiError(

@@ -216,7 +216,7 @@ const channelsFeature: Feature = (app, ctx: AppContext) => {
   app.post('/channel/copy/:id', admin, async (req) => {
     const { id } = parseOr400(idParam, req.params);
     const q = parseOr400(copyQuery, req.query);
-    return ok({ id: await copyChannel(ctx, id, q.suffix, q.reset_balance) });
+    return ok({ id: await copyChannel(ctx, id, q.suffix, q.reset_balance, req.user!.role) });
   });
 
   app.get('/channel/:id/keys', admin, async (req) => {
@@ -250,7 +250,7 @@ const channelsFeature: Feature = (app, ctx: AppContext) => {
   });
 
   app.put('/channel', admin, async (req) =>
-    ok(await updateChannel(ctx, parseOr400(channelUpdateSchema, req.body))),
+    ok(await updateChannel(ctx, parseOr400(channelUpdateSchema, req.body), req.user!.role)),
   );
 
   app.delete('/channel/:id', admin, async (req) => {

@@ -1,6 +1,6 @@
 import { CHANNEL_NAME_MAX, channelTypeInfo } from '@modelgate/shared';
 import { z } from 'zod';
-import { isProxyUrl } from '../../relay/upstream-proxy.ts';
+import { isProxyUrl } from '../../infra/proxy.ts';
 
 /** Booleans from the console (true/false) or scripts (0/1) become 0/1. */
 const flag01 = z

@@ -9,13 +9,15 @@ import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Database } from '../../db/index.ts';
 import { ApiError } from '../../infra/envelope.ts';
-import { adminUrlPolicy, literalRefusal } from '../../infra/ssrf.ts';
+import { adminUrlPolicy } from '../../infra/ssrf.ts';
 import { channelKeys, joinKeys, keptStates, splitKeys } from '../../relay/cache/channel-keys.ts';
 import { deleteAbilities, rebuildAllAbilities, setAbilitiesEnabled, writeAbilities } from './abilities.ts';
+import { assertKeyCustody, copyKeepsKeys } from './custody.ts';
 import { keyViews } from './key-views.ts';
 import { checkKeyFormat, splitBatchKeys } from './keys.ts';
 import type { ChannelCreateInput, ChannelUpdateInput } from './schema.ts';
 import { type ChannelRow, getChannel, insertChannel, nowSec, toView } from './store.ts';
+import { channelTargetRefusal } from './targets.ts';
 
 type Db = Kysely<Database>;
 
@@ -110,7 +112,7 @@ export async function createChannels(ctx: AppContext, input: ChannelCreateInput)
   const other = input.other ?? (input.type === 18 ? 'v2.1' : '');
   checkVertex(input.type, other);
   checkSetting(input.type, input.setting);
-  checkBaseUrl(ctx, input.base_url);
+  checkTargets(ctx, input.base_url, input.setting);
   const groups = input.groups ?? input.group ?? [];
   const base: Omit<ChannelRow, 'id' | 'key'> = {
     type: input.type,
@@ -151,15 +153,21 @@ export async function createChannels(ctx: AppContext, input: ChannelCreateInput)
   });
 }
 
-/** A base URL that is a link-local or metadata address literal is refused when saved, not at request time. */
-export function checkBaseUrl(ctx: AppContext, url: string | undefined): void {
-  const refused = url ? literalRefusal(url, adminUrlPolicy(ctx.options)) : undefined;
+/**
+ * A base URL or proxy that is a link-local or metadata address literal is refused when saved (names are judged
+ * at connect time).
+ */
+export function checkTargets(ctx: AppContext, url: string | undefined, setting: string | undefined): void {
+  const refused = channelTargetRefusal(adminUrlPolicy(ctx.options), url, setting);
   if (refused) throw new ApiError(refused);
 }
 
-/** Full or partial update; a blank key keeps the stored one. */
-export async function updateChannel(ctx: AppContext, input: ChannelUpdateInput) {
-  checkBaseUrl(ctx, input.base_url);
+/**
+ * Full or partial update; a blank key keeps the stored one. An admin who is not root keeps the keys only
+ * while the channel still sends them where it did (custody.ts).
+ */
+export async function updateChannel(ctx: AppContext, input: ChannelUpdateInput, actorRole: number) {
+  checkTargets(ctx, input.base_url, input.setting);
   return change(ctx, async (db) => {
     const row = await mustGet(db, input.id);
     const set: Partial<ChannelRow> = {};
@@ -192,6 +200,7 @@ export async function updateChannel(ctx: AppContext, input: ChannelUpdateInput) 
       set.key = joinKeys(type, keys);
       set.key_status = keptStates(row.key_status, keys);
     }
+    assertKeyCustody(actorRole, row, set, !!key);
     const next = { ...row, ...set };
     checkVertex(Number(next.type), next.other ?? '');
     checkSetting(Number(next.type), next.setting ?? '');
@@ -205,12 +214,25 @@ export async function updateChannel(ctx: AppContext, input: ChannelUpdateInput) 
   });
 }
 
-/** A new channel with the same settings and key, named with a suffix, balance and usage zeroed. */
-export async function copyChannel(ctx: AppContext, id: number, suffix: string, resetBalance: boolean) {
+/**
+ * A new channel with the same settings, named with a suffix, balance and usage zeroed. Root's copy keeps the
+ * keys; an admin's copy has none and stays disabled until its keys are entered.
+ */
+export async function copyChannel(
+  ctx: AppContext,
+  id: number,
+  suffix: string,
+  resetBalance: boolean,
+  actorRole: number,
+) {
   return change(ctx, async (db) => {
     const { id: _drop, ...row } = await mustGet(db, id);
+    const keyless = copyKeepsKeys(actorRole)
+      ? {}
+      : { key: '', key_status: null, status: ChannelStatus.ManuallyDisabled };
     const clone = {
       ...row,
+      ...keyless,
       name: `${row.name}${suffix}`.slice(0, 191),
       created_time: nowSec(),
       used_quota: 0,

@@ -2,6 +2,7 @@ import { channelTypeInfo } from '@modelgate/shared';
 import type { Selectable } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { ChannelsTable } from '../../db/schema.ts';
+import { sideCallDispatcher } from '../../infra/proxy.ts';
 import { adminUrlPolicy, guardedFetch } from '../../infra/ssrf.ts';
 import { type ChannelEntry, toEntry } from '../../relay/cache/channels.ts';
 import { scrub } from '../../relay/errors.ts';
@@ -92,10 +93,14 @@ export async function callUpstream(
     timeoutMs?: number;
     /** Texts (the channel key) that must not come back in an error message, even if the upstream echoes them. */
     secrets?: string[];
+    /** The channel's `setting.proxy` ('' for a direct call). */
+    proxy?: string;
   },
 ): Promise<UpstreamReply> {
+  const policy = adminUrlPolicy(ctx.options);
   const res = await guardedFetch(url, {
-    policy: adminUrlPolicy(ctx.options),
+    policy,
+    proxy: init.proxy ? sideCallDispatcher(init.proxy, policy) : undefined,
     method: init.method ?? 'GET',
     headers: {
       accept: 'application/json',

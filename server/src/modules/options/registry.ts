@@ -310,6 +310,8 @@ export const OPTIONS: Record<string, OptionDef> = {
   // Hosted tools a channel of another format has no equivalent of: dropped (and named in a response header)
   // instead of refused with a 400.
   'global.drop_unsupported_hosted_tools_enabled': b(false),
+  // What a converted call sends as the end-user id (relay/end-user.ts): nothing, or a keyed hash.
+  'global.converted_user_id': oneOf('none', ['none', 'hash']),
   'general_setting.ping_interval_enabled': b(false),
   'general_setting.ping_interval_seconds': intAtLeast(60, 1),
   // Chat links shown in the status object (spec 000 §3 chat_link, chat_link2)

@@ -60,7 +60,7 @@ function canonicalValue(key: string, value: string, def: OptionDef): string {
   }
 }
 
-/** Inserts or replaces one option row (in a transaction when `db` is one); the value is stored as given. */
+/** Inserts or replaces one option row (in a transaction when `db` is one); the store's caches are the caller's. */
 export async function writeOption(
   db: Kysely<Database>,
   dialect: DialectName,

@@ -65,17 +65,27 @@ export function nameSkeleton(name: string): string {
   return out.replaceAll('rn', 'm').replaceAll('vv', 'w').replaceAll('i', 'l');
 }
 
+/** Control characters, bidi overrides and invisible characters. */
+function isHidden(c: string): boolean {
+  const n = c.codePointAt(0) ?? 0;
+  if (n < 0x20 || (n >= 0x7f && n <= 0x9f)) return true; // C0, DEL, C1
+  if (n >= 0x200b && n <= 0x200f) return true; // zero-width, LRM/RLM
+  if (n >= 0x202a && n <= 0x202e) return true; // bidi embeddings and overrides
+  if (n >= 0x2060 && n <= 0x2069) return true; // word joiner, invisible operators, bidi isolates
+  return n === 0xfeff || n === 0x00ad || n === 0x180e; // BOM, soft hyphen, Mongolian separator
+}
+
 /** True when the text holds control characters, bidi overrides or invisible characters. */
 export function hasHiddenCharacters(text: string): boolean {
-  for (const c of text) {
-    const n = c.codePointAt(0) ?? 0;
-    if (n < 0x20 || (n >= 0x7f && n <= 0x9f)) return true; // C0, DEL, C1
-    if (n >= 0x200b && n <= 0x200f) return true; // zero-width, LRM/RLM
-    if (n >= 0x202a && n <= 0x202e) return true; // bidi embeddings and overrides
-    if (n >= 0x2060 && n <= 0x2069) return true; // word joiner, invisible operators, bidi isolates
-    if (n === 0xfeff || n === 0x00ad || n === 0x180e) return true; // BOM, soft hyphen, Mongolian separator
-  }
+  for (const c of text) if (isHidden(c)) return true;
   return false;
+}
+
+/** The text without the characters hasHiddenCharacters finds (for names the console would refuse). */
+export function withoutHiddenCharacters(text: string): string {
+  let out = '';
+  for (const c of text) if (!isHidden(c)) out += c;
+  return out;
 }
 
 /**

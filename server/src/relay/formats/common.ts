@@ -45,14 +45,25 @@ export function argsObject(args: string): Record<string, unknown> {
   return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
 }
 
+/**
+ * Whether text is base64, standard or web-safe, padded or not, line breaks allowed (what Google, Anthropic and
+ * OpenAI accept). Inline bytes that are not are refused before anything is held or sent.
+ */
+export function isBase64(text: string): boolean {
+  const s = text.replace(/\s+/g, '');
+  return /^[A-Za-z0-9+/_-]*={0,2}$/.test(s) && s.replace(/=+$/, '').length % 4 !== 1;
+}
+
 /** An image given as a URL: a `data:` URL becomes inline bytes, an http(s) URL stays a URL. */
-export function imageFromUrl(url: string, detail?: string): HubImage {
+export function imageFromUrl(url: string, detail?: string, param = 'image_url'): HubImage {
   const m = /^data:([^;,]*)(;base64)?,(.*)$/s.exec(url);
   if (!m) {
     if (!/^https?:\/\//i.test(url))
-      throw badRequest('image URLs must be http(s) or data: URLs', 'invalid_value');
+      throw badRequest('image URLs must be http(s) or data: URLs', 'invalid_value', param);
     return { type: 'image', url, ...(detail ? { detail } : {}) };
   }
+  if (m[2] && !isBase64(m[3]))
+    throw badRequest(`the image data URL in ${param} is not valid base64`, 'invalid_value', param);
   const data = m[2] ? m[3] : Buffer.from(decodeURIComponent(m[3])).toString('base64');
   return { type: 'image', data, mediaType: imageMediaType(data, m[1]), ...(detail ? { detail } : {}) };
 }

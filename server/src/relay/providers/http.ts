@@ -1,3 +1,4 @@
+import { sideCallDispatcher } from '../../infra/proxy.ts';
 import { adminUrlPolicy, guardedFetch } from '../../infra/ssrf.ts';
 import type { OptionStore } from '../../modules/options/store.ts';
 import { scrub } from '../errors.ts';
@@ -5,10 +6,12 @@ import type { ProviderHttp } from './types.ts';
 
 /**
  * JSON over HTTP for providers' side calls (token exchanges, model lists, balances): through the SSRF guard
- * with the administrator's policy, 20 s at most, the given secrets scrubbed from any error it throws.
+ * with the administrator's policy and the channel's proxy (checked the same way), 20 s at most, the given
+ * secrets scrubbed from any error it throws.
  */
-export function providerHttp(options: OptionStore, secrets: string[]): ProviderHttp {
+export function providerHttp(options: OptionStore, secrets: string[], proxy = ''): ProviderHttp {
   return async (url, init = {}) => {
+    const policy = adminUrlPolicy(options);
     const body =
       init.body === undefined
         ? undefined
@@ -16,7 +19,8 @@ export function providerHttp(options: OptionStore, secrets: string[]): ProviderH
           ? new URLSearchParams(init.body as Record<string, string>).toString()
           : JSON.stringify(init.body);
     const res = await guardedFetch(url, {
-      policy: adminUrlPolicy(options),
+      policy,
+      proxy: proxy ? sideCallDispatcher(proxy, policy) : undefined,
       method: init.method ?? (body === undefined ? 'GET' : 'POST'),
       headers: {
         accept: 'application/json',

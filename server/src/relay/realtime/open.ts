@@ -162,7 +162,7 @@ export async function openSession(
         lastError = e;
         lastFailed = ch.id;
         if (shouldDisable(ctx, ch, e)) {
-          const reason = `status ${e.status}: ${e.message}`;
+          const reason = `status ${e.status}: ${e.detail ?? e.message}`;
           if (ch.keyIndex === undefined) void autoDisable(ctx, state.channels, ch, reason);
           else {
             void autoDisableKey(ctx, state.channels, ch, reason);
@@ -170,7 +170,10 @@ export async function openSession(
           }
         }
         if (!e.local)
-          req.log.warn({ channel: ch.id, status: e.status, message: e.message }, 'realtime upstream refused');
+          req.log.warn(
+            { channel: ch.id, status: e.status, message: e.detail ?? e.message },
+            'realtime upstream refused',
+          );
         if (!shouldRetry(e)) throw e;
       }
     }

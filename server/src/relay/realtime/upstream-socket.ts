@@ -3,10 +3,11 @@ import { ChannelType, channelTypeInfo } from '@modelgate/shared';
 import { HttpsProxyAgent } from 'https-proxy-agent';
 import WebSocket from 'ws';
 import type { AppContext } from '../../context.ts';
+import { proxyRefusal } from '../../infra/proxy.ts';
 import { adminUrlPolicy, guardedLookup, literalRefusal } from '../../infra/ssrf.ts';
 import type { ChannelEntry } from '../cache/channels.ts';
 import { RelayError, upstreamError } from '../errors.ts';
-import { networkError } from '../upstream.ts';
+import { networkError, PROXY_REFUSED } from '../upstream.ts';
 
 /** Channel types whose servers have the Realtime WebSocket API. */
 export const REALTIME_TYPES: ReadonlySet<number> = new Set([ChannelType.OpenAI, ChannelType.Azure]);
@@ -91,7 +92,9 @@ export function connectUpstream(
           'channel_proxy_unsupported',
         ),
       );
-    options.agent = new HttpsProxyAgent(proxy);
+    // The proxy's host is held to the channel rule: literals here, names at connect time.
+    if (proxyRefusal(ch.proxy, policy()) !== undefined) return Promise.reject(PROXY_REFUSED);
+    options.agent = new HttpsProxyAgent(proxy, { lookup: guardedLookup(policy) } as any);
   } else {
     if (literalRefusal(target.url, policy()) !== undefined)
       return Promise.reject(networkError(Object.assign(new Error('refused'), { code: 'ESSRF' })));

@@ -24,6 +24,7 @@ import { type ChannelInput, createChannel, getChannel, updateChannel } from './a
 import { askBaseUrlV1 } from './askBaseUrlV1.tsx';
 import { ChannelKeys } from './ChannelKeys.tsx';
 import { DEFAULTS, type FormValues, fromChannel, toInput } from './channelForm.ts';
+import { KeyCustodyNotice } from './KeyCustodyNotice.tsx';
 import { ModelPicker, useTypeModels } from './ModelPicker.tsx';
 import { NOTICES, SPARK_VERSIONS, TEMPLATES } from './templates.ts';
 
@@ -261,6 +262,7 @@ export function ChannelDrawer({
                 )}
               </Form.Item>
             ))}
+          {editId && <KeyCustodyNotice />}
           <Form.Item
             name="key"
             label={type === 41 ? t('channel.vertexKey') : t('channel.key')}

@@ -2,6 +2,7 @@ import { DownOutlined, EllipsisOutlined } from '@ant-design/icons';
 import { Button, Dropdown, Space } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { feedback } from '../../shared/feedback.tsx';
+import { useSession } from '../../shared/session.ts';
 import type { Row } from './rows.ts';
 import { useChannelTest } from './useChannelTest.ts';
 
@@ -18,6 +19,7 @@ export interface RowActionHandlers {
 /** Buttons of one channel row, or of a tag row in tag mode. */
 export function RowActions({ row, h }: { row: Row; h: RowActionHandlers }) {
   const { t } = useTranslation();
+  const { isRoot } = useSession();
   const test = useChannelTest();
   if (row.isTag) {
     return (
@@ -62,6 +64,7 @@ export function RowActions({ row, h }: { row: Row; h: RowActionHandlers }) {
             key === 'copy'
               ? feedback.modal?.confirm({
                   title: t('channel.copyConfirm', { name: row.name }),
+                  content: isRoot ? undefined : t('channel.copyKeyless'),
                   onOk: () => h.onCopy(row),
                 })
               : feedback.modal?.confirm({

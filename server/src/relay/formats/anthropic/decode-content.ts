@@ -1,4 +1,4 @@
-import { imageMediaType, unpackCallId } from '../common.ts';
+import { imageMediaType, isBase64, unpackCallId } from '../common.ts';
 import type { CacheMark, HubFile, HubImage, HubOpaque, HubPart, HubText, HubToolResult } from '../hub.ts';
 import { fieldError, isObj, type Obj, optBoolean, optList, reqStr, required, tagOf } from './check.ts';
 
@@ -61,6 +61,13 @@ function sourceOf(o: Obj, path: string, tags: readonly string[]): { s: Obj; tag:
   return { s, tag };
 }
 
+/** A base64 source's `data`, refused as Anthropic's API does when it is not base64. */
+function base64Data(s: Obj, path: string): string {
+  const data = reqStr(s, 'data', `${path}.source.data`);
+  if (!isBase64(data)) throw fieldError(`${path}.source.data`, 'Input should be valid base64 data');
+  return data;
+}
+
 /** An image block: inline bytes (media type read from the bytes) or a URL; a Files API id stays Anthropic's. */
 export function imageBlock(o: Obj, path: string): HubImage | HubOpaque {
   const { s, tag } = sourceOf(o, path, ['base64', 'url', 'file']);
@@ -75,7 +82,7 @@ export function imageBlock(o: Obj, path: string): HubImage | HubOpaque {
       `${path}.source.media_type`,
       "Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'",
     );
-  const data = reqStr(s, 'data', `${path}.source.data`);
+  const data = base64Data(s, path);
   return { type: 'image', data, mediaType: imageMediaType(data, declared), ...cacheOf(o) };
 }
 
@@ -91,7 +98,7 @@ export function documentBlock(o: Obj, path: string): Array<HubFile | HubImage | 
       const mediaType = reqStr(s, 'media_type', `${path}.source.media_type`);
       if (mediaType !== 'application/pdf')
         throw fieldError(`${path}.source.media_type`, "Input should be 'application/pdf'");
-      const data = reqStr(s, 'data', `${path}.source.data`);
+      const data = base64Data(s, path);
       return [{ type: 'file', data, mediaType, ...filename, ...cacheOf(o) }];
     }
     case 'url':

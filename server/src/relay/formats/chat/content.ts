@@ -74,7 +74,7 @@ function userPart(p: Obj, at: string): UserPart | null {
       if (!isObj(img) || typeof img.url !== 'string' || !img.url)
         throw invalid(`${at}.image_url.url`, 'expected a URL string');
       const detail = typeof img.detail === 'string' ? img.detail : undefined;
-      return { ...imageFromUrl(img.url, detail), ...cacheOf(p) };
+      return { ...imageFromUrl(img.url, detail, `${at}.image_url.url`), ...cacheOf(p) };
     }
     case 'input_audio': {
       const a = p.input_audio;

@@ -1,4 +1,5 @@
 import { badRequest } from '../../errors.ts';
+import { isBase64 } from '../common.ts';
 
 /**
  * Field access and type checks for Gemini request bodies. Google's JSON mapping accepts every field under its
@@ -103,11 +104,9 @@ export function optEnum(
   return upper;
 }
 
-const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
-
 /** Inline bytes: standard or web-safe base64 (Google takes both). */
 export function base64(v: unknown, at: string): string {
-  if (typeof v !== 'string' || !BASE64.test(v.replace(/\s+/g, '')))
+  if (typeof v !== 'string' || !isBase64(v))
     throw badRequest(
       `Invalid value at '${at}' (TYPE_BYTES), Base64 decoding failed for ${shown(v)}`,
       'invalid_argument',

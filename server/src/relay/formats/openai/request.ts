@@ -1,5 +1,6 @@
 import { PromptMeter, type PromptSize, textSize } from '../../billing/prompt-size.ts';
 import { badRequest } from '../../errors.ts';
+import { isBase64 } from '../common.ts';
 
 /** The OpenAI endpoints the relay serves; each is one client path. */
 export type Mode =
@@ -103,9 +104,11 @@ function checkMessages(messages: unknown): asserts messages is unknown[] {
     if (content === undefined || content === null || typeof content === 'string') continue;
     if (!Array.isArray(content))
       throw bad(`messages[${i}].content must be a string, null or an array of content parts`);
-    for (const part of content)
+    for (const [j, part] of content.entries()) {
       if (!part || typeof part !== 'object' || typeof (part as { type?: unknown }).type !== 'string')
         throw bad(`messages[${i}].content parts must be objects with a string type`);
+      checkImageData(part as Record<string, unknown>, `messages[${i}].content[${j}].image_url.url`);
+    }
   }
 }
 
@@ -128,6 +131,16 @@ function chatSize(messages: unknown[], tools: unknown): PromptSize {
 const stringOr = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
 const sized = (size: PromptSize) => ({ promptEstimate: size.estimate, promptBound: size.bound });
+
+/** An image_url part's data URL must carry base64 (refused here on every path, converted or not). */
+function checkImageData(part: Record<string, unknown>, param: string): void {
+  if (part.type !== 'image_url') return;
+  const img = part.image_url;
+  const url = typeof img === 'string' ? img : (img as { url?: unknown } | null)?.url;
+  const m = typeof url === 'string' ? /^data:[^;,]*;base64,(.*)$/s.exec(url) : null;
+  if (m && !isBase64(m[1]))
+    throw badRequest(`the image data URL in ${param} is not valid base64`, 'invalid_value', param);
+}
 
 function intField(body: Record<string, unknown>, name: string): number {
   const v = body[name];

@@ -29,7 +29,7 @@ function imagePart(p: Obj, at: string): HubImage | HubOpaque {
   const detail = typeof p.detail === 'string' && p.detail ? p.detail : undefined;
   const url =
     typeof p.image_url === 'string' ? p.image_url : isObj(p.image_url) ? p.image_url.url : undefined;
-  if (typeof url === 'string' && url) return imageFromUrl(url, detail);
+  if (typeof url === 'string' && url) return imageFromUrl(url, detail, `${at}.image_url`);
   if (typeof p.file_id === 'string' && p.file_id) return { type: 'opaque', format: 'responses', value: p };
   throw badRequest(`${at} needs image_url or file_id`, 'missing_required_parameter', `${at}.image_url`);
 }

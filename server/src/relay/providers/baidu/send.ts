@@ -20,7 +20,7 @@ export async function sendWithToken(
 ): Promise<UpstreamResponse> {
   const key = channelKey(ch.key);
   for (let attempt = 0; ; attempt++) {
-    const { token, fresh } = await accessToken(base, key, req.options);
+    const { token, fresh } = await accessToken(base, key, req.options, ch.proxy);
     const sep = req.url.includes('?') ? '&' : '?';
     const res = await http({
       url: `${req.url}${sep}access_token=${encodeURIComponent(token)}`,

@@ -1,6 +1,7 @@
 import type { OptionStore } from '../../../modules/options/store.ts';
-import { RelayError, scrub } from '../../errors.ts';
+import { scrub } from '../../errors.ts';
 import { providerHttp } from '../http.ts';
+import { tokenExchangeFailure } from '../token-exchange.ts';
 import type { BaiduKey } from './key.ts';
 
 interface Token {
@@ -23,13 +24,14 @@ export async function accessToken(
   base: string,
   key: BaiduKey,
   options: OptionStore,
+  proxy = '',
 ): Promise<{ token: string; fresh: boolean }> {
   const id = idOf(base, key);
   const hit = tokens.get(id);
   if (hit && hit.renewAt > Date.now()) return { token: hit.value, fresh: false };
   let inFlight = pending.get(id);
   if (!inFlight) {
-    inFlight = exchange(base, key, options)
+    inFlight = exchange(base, key, options, proxy)
       .then((t) => {
         tokens.set(id, t);
         return t;
@@ -46,7 +48,7 @@ export function dropToken(base: string, key: BaiduKey, token: string): void {
   if (tokens.get(id)?.value === token) tokens.delete(id);
 }
 
-async function exchange(base: string, key: BaiduKey, options: OptionStore): Promise<Token> {
+async function exchange(base: string, key: BaiduKey, options: OptionStore, proxy: string): Promise<Token> {
   const secrets = [key.apiKey, key.secretKey].flatMap((s) => [s, encodeURIComponent(s)]);
   const query = new URLSearchParams({
     grant_type: 'client_credentials',
@@ -55,7 +57,11 @@ async function exchange(base: string, key: BaiduKey, options: OptionStore): Prom
   });
   let answer: { access_token?: unknown; expires_in?: unknown; error?: unknown; error_description?: unknown };
   try {
-    answer = (await providerHttp(options, secrets)(`${base}/oauth/2.0/token?${query}`, {
+    answer = (await providerHttp(
+      options,
+      secrets,
+      proxy,
+    )(`${base}/oauth/2.0/token?${query}`, {
       method: 'POST',
     })) as typeof answer;
   } catch (err) {
@@ -75,13 +81,4 @@ async function exchange(base: string, key: BaiduKey, options: OptionStore): Prom
   return { value: answer.access_token, renewAt: Date.now() + life - Math.min(life / 10, 3_600_000) };
 }
 
-/** A refused credential is the channel's fault (401); anything else may pass on another channel (502). */
-const failed = (refused: boolean, detail: string) =>
-  new RelayError(
-    refused ? 401 : 502,
-    `the Wenxin access token exchange failed: ${detail}`,
-    'upstream_error',
-    'upstream_auth_failed',
-    null,
-    false,
-  );
+const failed = (refused: boolean, detail: string) => tokenExchangeFailure('Wenxin', refused, detail);

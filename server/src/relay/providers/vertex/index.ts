@@ -65,7 +65,7 @@ export const vertexAdapter: ProviderAdapter = {
       const betas = cloudBetas('vertex', call);
       if (betas.length) h['anthropic-beta'] = betas.join(',');
     }
-    h.authorization = `Bearer ${await accessToken(accountOf(ch), call.options)}`;
+    h.authorization = `Bearer ${await accessToken(accountOf(ch), call.options, ch.proxy)}`;
     return h;
   },
   streamUsage: () => true,

@@ -1,7 +1,8 @@
 import { sign } from 'node:crypto';
 import type { OptionStore } from '../../../modules/options/store.ts';
-import { RelayError, scrub } from '../../errors.ts';
+import { scrub } from '../../errors.ts';
 import { providerHttp } from '../http.ts';
+import { tokenExchangeFailure } from '../token-exchange.ts';
 import type { ServiceAccount } from './key.ts';
 
 export const SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
@@ -23,13 +24,13 @@ const pending = new Map<string, Promise<Token>>();
  * JWT it signs (Google's two-legged service-account flow). Concurrent calls share one exchange; a failed
  * exchange is not remembered.
  */
-export async function accessToken(sa: ServiceAccount, options: OptionStore): Promise<string> {
+export async function accessToken(sa: ServiceAccount, options: OptionStore, proxy = ''): Promise<string> {
   const { id } = sa;
   const hit = tokens.get(id);
   if (hit && hit.renewAt > Date.now()) return hit.value;
   let inFlight = pending.get(id);
   if (!inFlight) {
-    inFlight = exchange(sa, options)
+    inFlight = exchange(sa, options, proxy)
       .then((t) => {
         tokens.set(id, t);
         return t;
@@ -57,12 +58,16 @@ export function assertionFor(sa: ServiceAccount, nowSec = Math.floor(Date.now() 
   return `${header}.${claims}.${signature}`;
 }
 
-async function exchange(sa: ServiceAccount, options: OptionStore): Promise<Token> {
+async function exchange(sa: ServiceAccount, options: OptionStore, proxy: string): Promise<Token> {
   const assertion = assertionFor(sa);
   const secrets = [assertion, assertion.slice(assertion.lastIndexOf('.') + 1)];
   let answer: { access_token?: unknown; expires_in?: unknown };
   try {
-    answer = (await providerHttp(options, secrets)(sa.tokenUri, {
+    answer = (await providerHttp(
+      options,
+      secrets,
+      proxy,
+    )(sa.tokenUri, {
       method: 'POST',
       form: true,
       body: { grant_type: GRANT, assertion },
@@ -79,13 +84,4 @@ async function exchange(sa: ServiceAccount, options: OptionStore): Promise<Token
   return { value: answer.access_token, renewAt: Date.now() + Math.max(life / 2, life - MARGIN_MS) };
 }
 
-/** Refused credentials are the channel's fault (401); anything else may pass on another channel (502). */
-const failed = (refused: boolean, detail: string) =>
-  new RelayError(
-    refused ? 401 : 502,
-    `the Vertex AI access token exchange failed: ${detail}`,
-    'upstream_error',
-    'upstream_auth_failed',
-    null,
-    false,
-  );
+const failed = (refused: boolean, detail: string) => tokenExchangeFailure('Vertex AI', refused, detail);
