@@ -110,14 +110,19 @@ describe('drawing log', () => {
     const img = rows().filter({ hasText: ids.done }).locator('img');
     await expect.poll(() => img.evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBe(96);
     await img.click();
-    await expect.poll(() => page.locator('.ant-image-preview-img').count()).toBe(1);
+    // Open with its opening motion done: the viewer listens for the key and nothing is still moving.
+    await page.waitForFunction(() => {
+      const viewer = document.querySelector('.ant-image-preview');
+      return !!viewer?.querySelector('.ant-image-preview-img') && !/-(appear|enter)\b/.test(viewer.className);
+    });
     await page.keyboard.press('Escape');
-    await expect.poll(() => page.locator('.ant-image-preview-img').count()).toBe(0);
+    // Gone, its mask with it, before the next click (a closing viewer's mask takes the clicks meant for the page).
+    await page.locator('.ant-image-preview').waitFor({ state: 'detached' });
     await rows().filter({ hasText: ids.failed }).getByText('[Banned prompt]').click();
     const modal = page.locator('.ant-modal');
     await expect.poll(() => modal.innerText()).toContain('the prompt contains a banned word');
     await page.locator('.ant-modal-close').click();
-    await expect.poll(() => page.locator('.ant-modal-wrap:visible').count(), { timeout: 5000 }).toBe(0);
+    await expect.poll(() => page.locator('.ant-modal-wrap:visible').count()).toBe(0);
   });
 
   test('filters by task id', async () => {
