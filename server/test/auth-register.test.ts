@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueCode } from '../src/modules/auth/verification.ts';
 import { ConsoleClient, loginAs } from './support/console-client.ts';
-import { DATABASES } from './support/databases.ts';
+import { SQLITE_ONLY } from './support/databases.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
-for (const engine of DATABASES) {
+for (const engine of SQLITE_ONLY) {
   describe.skipIf(!engine.available)(`registration on ${engine.name}`, () => {
     let server: TestServer;
     let anon: ConsoleClient;
