@@ -1,41 +1,13 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { serverTestsByTier } from './scripts/test-tiers.mjs';
 
 /**
- * The server's tests in tiers (README, Tests), told apart by what a file uses, so a new file lands in its tier
- * without being listed anywhere:
- * - stores: loops over `DATABASES` (support/databases.ts); the only tier on SQLite, PostgreSQL and MySQL.
- * - process: starts processes (node:child_process, support/spawned.ts, the start-memory bench).
- * - http: starts a gateway in the test's process (startServer, startInstances, createContext, buildApp).
- * - unit: everything else (pure functions on recorded fixtures).
+ * The server's tests in tiers (README, Tests), one project each; scripts/test-tiers.mjs places a file by what
+ * it uses: stores (loops over DATABASES; the only tier on PostgreSQL and MySQL), process (starts processes),
+ * http (a gateway in the test's process, on SQLite), unit (the rest).
  */
 type Tier = 'unit' | 'http' | 'stores' | 'process';
-const SERVER_TESTS = './server/test';
-
-function tierOf(text: string): Tier {
-  if (/\bDATABASES\b/.test(text)) return 'stores';
-  if (/node:child_process|support\/spawned\.ts|bench\/start-memory/.test(text)) return 'process';
-  if (/\b(startServer|startInstances|createContext|buildApp)\b/.test(text)) return 'http';
-  return 'unit';
-}
-
-function serverTests(): Record<Tier, string[]> {
-  const out: Record<Tier, string[]> = { unit: [], http: [], stores: [], process: [] };
-  const walk = (dir: string) => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, e.name);
-      if (e.isDirectory()) {
-        if (e.name !== 'fixtures' && e.name !== 'support') walk(path);
-      } else if (e.name.endsWith('.test.ts')) {
-        out[tierOf(readFileSync(path, 'utf8'))].push(relative(SERVER_TESTS, path));
-      }
-    }
-  };
-  walk(SERVER_TESTS);
-  return out;
-}
-const tiers = serverTests();
+const tiers: Record<Tier, string[]> = serverTestsByTier('./server/test');
 
 /** A server project of one tier: the same root and environment for all, so a file moves by what it uses. */
 const server = (tier: Tier, extra: Record<string, unknown> = {}) => ({
@@ -46,6 +18,8 @@ const server = (tier: Tier, extra: Record<string, unknown> = {}) => ({
     environment: 'node',
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // A bare expect.poll waits up to 10 s (vitest's 1 s is too short for a background job on a busy machine).
+    expect: { poll: { timeout: 10_000, interval: 50 } },
     pool: 'forks' as const,
     ...extra,
   },
@@ -54,9 +28,13 @@ const server = (tier: Tier, extra: Record<string, unknown> = {}) => ({
 // One runner for every package; each project keeps its own environment.
 export default defineConfig({
   test: {
+    // Vitest's default on 2 cores is one worker; the tests mostly wait (sockets, databases, timers), so two
+    // files at a time use the machine instead of leaving a core idle.
+    maxWorkers: 2,
     projects: [
-      server('unit'),
-      server('http'),
+      // Pure functions: one module graph per worker for all of them (no server, no global state to reset).
+      server('unit', { isolate: false }),
+      server('http', { isolate: false }),
       server('stores'),
       // One at a time: each spawns gateways (and bundles the server) and measures what a process uses.
       server('process', { fileParallelism: false }),
