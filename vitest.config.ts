@@ -34,7 +34,8 @@ export default defineConfig({
     projects: [
       // Pure functions: one module graph per worker for all of them (no server, no global state to reset).
       server('unit', { isolate: false }),
-      server('http', { isolate: false }),
+      // A fresh process per file: a gateway's timers and sockets left by one file must not slow the next.
+      server('http'),
       server('stores'),
       // One at a time: each spawns gateways (and bundles the server) and measures what a process uses.
       server('process', { fileParallelism: false }),
