@@ -104,7 +104,8 @@ for (const engine of SQLITE_ONLY) {
       const gone = await loginAs(server, { username: 'gone' });
       expect((await gone.del('/api/user/self')).success).toBe(true);
       expect((await register({ username: 'gone', password: 'password123' })).status).toBe(400);
-    });
+      // 15 sign-ups hash 15 passwords (bcrypt, ~0.1 s of CPU each): minutes on a machine shared with other runs.
+    }, 120_000);
 
     it('follows the registration switches', async () => {
       await server.ctx.options.set('RegisterEnabled', 'false');
