@@ -1,4 +1,5 @@
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type BrowserServer, chromium, type Page } from 'playwright-core';
+import { inject } from 'vitest';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
@@ -7,21 +8,40 @@ export const PHONE = { width: 390, height: 844 };
 /** The laptop screen the console is checked on (issue 27): tables must fit it without sideways scrolling. */
 export const LAPTOP = { width: 1366, height: 900 };
 
-/** Debian's chromium, headless, with the flags this machine needs (no browser downloads). */
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** Debian's chromium, headless, with the flags this machine needs (no browser downloads), as a server. */
+export function launchBrowserServer(): Promise<BrowserServer> {
+  return chromium.launchServer({ executablePath: CHROMIUM_PATH, args: ARGS });
+}
+
+/** The shared chromium's endpoint when the run has one (the e2e project's global setup). */
+function sharedEndpoint(): string | undefined {
+  try {
+    return inject('chromiumWs') || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The browser for a test file: a connection to the run's one chromium (launched by the global setup), or a
+ * chromium of its own outside such a run. Either way `close()` at the end of the file is right: on a shared
+ * browser it closes this file's contexts and disconnects, leaving the browser to the next file.
+ */
 export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const ws = sharedEndpoint();
+  if (ws) return chromium.connect(ws);
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS });
 }
 
 export interface OpenedPage {

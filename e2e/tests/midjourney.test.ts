@@ -116,17 +116,19 @@ describe('drawing log', () => {
     const img = rows().filter({ hasText: ids.done }).locator('img');
     await expect.poll(() => img.evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBe(96);
     await img.click();
-    // Escape is pressed once the viewer is open and has the focus, and the test waits for it to be hidden (its
-    // closing animation keeps it in the page for a while), not for a fixed time.
-    const viewer = page.locator('.ant-image-preview');
-    await expect.poll(() => viewer.evaluate((el) => el.contains(document.activeElement))).toBe(true);
+    // Open with its opening motion done: the viewer listens for the key and nothing is still moving.
+    await page.waitForFunction(() => {
+      const viewer = document.querySelector('.ant-image-preview');
+      return !!viewer?.querySelector('.ant-image-preview-img') && !/-(appear|enter)\b/.test(viewer.className);
+    });
     await page.keyboard.press('Escape');
-    await expect.poll(() => page.locator('.ant-image-preview-img:visible').count()).toBe(0);
+    // Gone, its mask with it, before the next click (a closing viewer's mask takes the clicks meant for the page).
+    await page.locator('.ant-image-preview').waitFor({ state: 'detached' });
     await rows().filter({ hasText: ids.failed }).getByText('[Banned prompt]').click();
     const modal = page.locator('.ant-modal');
     await expect.poll(() => modal.innerText()).toContain('the prompt contains a banned word');
     await page.locator('.ant-modal-close').click();
-    await expect.poll(() => page.locator('.ant-modal-wrap:visible').count(), { timeout: 5000 }).toBe(0);
+    await expect.poll(() => page.locator('.ant-modal-wrap:visible').count()).toBe(0);
   });
 
   test('an image that cannot load shows a picture placeholder, not alt text broken over two lines', async () => {

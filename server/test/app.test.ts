@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DATABASES } from './support/databases.ts';
+import { SQLITE_ONLY } from './support/databases.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
-for (const engine of DATABASES) {
+for (const engine of SQLITE_ONLY) {
   describe.skipIf(!engine.available)(`app shell on ${engine.name}`, () => {
     let server: TestServer;
     beforeAll(async () => {

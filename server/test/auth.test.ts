@@ -5,10 +5,10 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createContext } from '../src/context.ts';
 import { ConsoleClient, loginAs } from './support/console-client.ts';
-import { DATABASES } from './support/databases.ts';
+import { SQLITE_ONLY } from './support/databases.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
-for (const engine of DATABASES) {
+for (const engine of SQLITE_ONLY) {
   describe.skipIf(!engine.available)(`console auth on ${engine.name}`, () => {
     let server: TestServer;
     beforeAll(async () => {

@@ -3,7 +3,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { relayState } from '../src/relay/state.ts';
 import { type ConsoleClient, loginAs } from './support/console-client.ts';
-import { DATABASES } from './support/databases.ts';
+import { SQLITE_ONLY } from './support/databases.ts';
 import { type MockUpstream, startMockUpstream } from './support/mock-upstream.ts';
 import { flushLedger } from './support/relay-seed.ts';
 import { startServer, type TestServer } from './support/server.ts';
@@ -17,7 +17,7 @@ const MODEL = 'gpt-4.1-nano-2025-04-14';
 const keyOf = (headers: Record<string, unknown>) =>
   String(headers.authorization ?? '').replace(/^Bearer /, '');
 
-for (const engine of DATABASES) {
+for (const engine of SQLITE_ONLY) {
   describe.skipIf(!engine.available)(`multi-key channels on ${engine.name}`, () => {
     let server: TestServer;
     let mock: MockUpstream;

@@ -13,7 +13,7 @@ import {
   SERVER_NODE_FLAGS,
 } from '../../scripts/server-runtime.mjs';
 import { ConsoleClient } from './support/console-client.ts';
-import { DATABASES } from './support/databases.ts';
+import { databaseNamed } from './support/databases.ts';
 import { type MockUpstream, startMockUpstream } from './support/mock-upstream.ts';
 import { freePort, waitForGateway } from './support/spawned.ts';
 
@@ -25,7 +25,7 @@ import { freePort, waitForGateway } from './support/spawned.ts';
  * a clean stop.
  */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const postgres = DATABASES.find((d) => d.name === 'postgres')!;
+const postgres = databaseNamed('postgres');
 
 describe('the container image layout (bundle + run-time packages only)', () => {
   let dir: string;

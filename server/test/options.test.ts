@@ -2,10 +2,10 @@ import { isRootOnlyOption, ROOT_ONLY_OPTION_KEYS, Role } from '@modelgate/shared
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPTIONS } from '../src/modules/options/registry.ts';
 import { type ConsoleClient, loginAs } from './support/console-client.ts';
-import { DATABASES } from './support/databases.ts';
+import { SQLITE_ONLY } from './support/databases.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
-for (const engine of DATABASES) {
+for (const engine of SQLITE_ONLY) {
   describe.skipIf(!engine.available)(`options API on ${engine.name}`, () => {
     let server: TestServer;
     let root: ConsoleClient;

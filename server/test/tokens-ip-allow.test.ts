@@ -44,8 +44,10 @@ describe('token IP allow lists', () => {
 
   it('is cheap on the hot path', () => {
     const list = compileAllowList(Array.from({ length: 200 }, (_, i) => `10.${i}.0.0/16`).join('\n'));
-    const started = performance.now();
+    // CPU time, not wall time: a machine busy with other work must not fail the test.
+    const started = process.cpuUsage();
     for (let i = 0; i < 100_000; i++) list.allows('203.0.113.5');
-    expect(performance.now() - started).toBeLessThan(2000);
+    const used = process.cpuUsage(started);
+    expect((used.user + used.system) / 1000).toBeLessThan(2000);
   });
 });

@@ -2,10 +2,10 @@ import { Role } from '@modelgate/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashAccessToken } from '../src/modules/auth/access-token.ts';
 import { ConsoleClient, loginAs } from './support/console-client.ts';
-import { DATABASES } from './support/databases.ts';
+import { SQLITE_ONLY } from './support/databases.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
-for (const engine of DATABASES) {
+for (const engine of SQLITE_ONLY) {
   describe.skipIf(!engine.available)(`personal settings on ${engine.name}`, () => {
     let server: TestServer;
     const row = (id: number) =>

@@ -14,7 +14,7 @@ export async function startInstances(
   env: Record<string, string> = {},
 ): Promise<{ nodes: TestServer[]; engine: string; close(): Promise<void> }> {
   const engine = DATABASES.find((d) => d.name === 'postgres' && d.available) ?? DATABASES[0];
-  const made = await engine.create();
+  const made = await engine.create({ migrated: true });
   const nodes: TestServer[] = [];
   for (let i = 0; i < count; i++) {
     const config = loadConfig({

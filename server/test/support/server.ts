@@ -20,7 +20,7 @@ export async function startServer(
   opts: { db?: TestDatabase; env?: Record<string, string> } = {},
 ): Promise<TestServer> {
   const engine = opts.db ?? DATABASES[0];
-  const made = await engine.create();
+  const made = await engine.create({ migrated: true });
   const config: Config = loadConfig({
     SQL_DSN: made.dsn,
     SQLITE_PATH: made.sqlitePath,

@@ -92,10 +92,19 @@ export async function createOptionStore(handle: Db, bus: Bus): Promise<OptionSto
   };
   const listeners = new Set<(key: string, value: string) => void>();
 
-  const load = async () => {
+  /**
+   * Local writes by sequence: a reload whose SELECT may have read the table before one of them keeps the value
+   * written here (a reload started for an earlier change must not put back the value this instance has just
+   * replaced: the option would be out of force until the next reload).
+   */
+  let writes = 0;
+  const writtenAt = new Map<string, number>();
+  const loadOnce = async () => {
+    const startedAt = writes;
     const rows = await handle.db.selectFrom('options').select(['key', 'value']).execute();
     const next = new Map<string, string>();
     for (const r of rows) next.set(r.key, r.value ?? '');
+    for (const [key, at] of writtenAt) if (at > startedAt) next.set(key, values.get(key) ?? '');
     const changed: string[] = [];
     for (const key of new Set([...values.keys(), ...next.keys()]))
       if (values.get(key) !== next.get(key)) changed.push(key);
@@ -103,6 +112,15 @@ export async function createOptionStore(handle: Db, bus: Bus): Promise<OptionSto
     forget();
     for (const key of changed) for (const l of listeners) l(key, store.get(key));
   };
+  /** Reloads one after another, so an older snapshot never lands after a newer one. */
+  let loading: Promise<void> = Promise.resolve();
+  const load = () => {
+    const run = loading.then(loadOnce);
+    loading = run.catch(() => {});
+    return run;
+  };
+  /** True while this store announces its own change, so it does not reload what it has just written. */
+  let announcing = false;
 
   const store: OptionStore = {
     get(key) {
@@ -153,10 +171,20 @@ export async function createOptionStore(handle: Db, bus: Bus): Promise<OptionSto
     async set(key, value) {
       const canonical = normaliseOption(key, value, optionDef(key));
       await writeOption(handle.db, handle.dialect, key, canonical);
+      writtenAt.set(key, ++writes);
       values.set(key, canonical);
       forget(key);
       for (const l of listeners) l(key, canonical);
-      bus.publish('options', key);
+      // In force here already; other instances reload when they hear of it.
+      // (`publish` runs this process's subscribers before it returns: the flag covers exactly those.)
+      announcing = true;
+      let published: Promise<void>;
+      try {
+        published = bus.publish('options', key);
+      } finally {
+        announcing = false;
+      }
+      await published;
     },
     reload: load,
     onChange(listener) {
@@ -167,7 +195,8 @@ export async function createOptionStore(handle: Db, bus: Bus): Promise<OptionSto
 
   await load();
   bus.subscribe('options', () => {
-    load().catch(() => {});
+    if (announcing) return;
+    return load().catch(() => {});
   });
   return store;
 }
