@@ -338,8 +338,9 @@ describe('metrics: relay traffic and the gateway inside', () => {
     const e500 = await ask(downClient);
     expect(e500).toBeInstanceOf(OpenAI.APIError);
     expect(e500.status).toBe(500);
+    // The dead key is the channel's: the caller gets the gateway's own 503, the key leaves rotation.
     const e401 = await ask(deadClient);
-    expect(e401.status).toBe(401);
+    expect(e401.status).toBe(503);
     await expect
       .poll(async () =>
         (await read()).value('modelgate_channel_auto_disabled_total', { channel: String(dead.id) }),

@@ -594,8 +594,8 @@ describe('Alibaba Qwen (DashScope) channel', () => {
       .messages.create({ model: 'qwen-revoked', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
       .catch((e) => e);
     expect(revoked).toBeInstanceOf(Anthropic.APIError);
-    expect(revoked.status).toBe(401);
-    expect(revoked.error.error.type).toBe('authentication_error');
+    expect(revoked.status).toBe(503);
+    expect(revoked.error.error.message).toContain('refused the credentials of the channel');
     expect(JSON.stringify(revoked.error)).not.toContain(BAD_KEY);
   });
 

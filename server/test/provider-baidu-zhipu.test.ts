@@ -514,15 +514,15 @@ describe('Baidu Wenxin and Zhipu ChatGLM channels', () => {
       expect(baidu.calls.at(-1)?.path).toMatch(/\/chat\/ernie-lite-8k$/);
     });
 
-    it('maps credentials the token endpoint refuses to 401, without the key in the message', async () => {
+    it('maps credentials the token endpoint refuses to the gateway’s own 503, without the key in the message', async () => {
       const err = await failure(
         openai().chat.completions.create({
           model: 'ernie-refused',
           messages: [{ role: 'user', content: 'hi' }],
         }),
       );
-      expect(err.status).toBe(401);
-      expect(err.message).toContain("the token endpoint refused the channel's credentials");
+      expect(err.status).toBe(503);
+      expect(err.message).toContain('refused the credentials of the channel');
       expect(err.message).not.toContain('unknown client id');
       expectNoSecret(err.message);
       expect(err.message).not.toContain('sk-never-issued');
@@ -745,8 +745,8 @@ describe('Baidu Wenxin and Zhipu ChatGLM channels', () => {
           messages: [{ role: 'user', content: 'hi' }],
         }),
       );
-      expect(err.status).toBe(401);
-      expect(err.message).toContain('Authorization Token');
+      expect(err.status).toBe(503);
+      expect(err.message).toContain('refused the credentials of the channel');
       expect(err.message).not.toContain('not-the-secret');
     });
 

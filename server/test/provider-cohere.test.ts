@@ -304,9 +304,10 @@ describe('provider: Cohere', () => {
         .openai()
         .chat.completions.create({ model: 'cohere-expired', messages: [{ role: 'user', content: 'x' }] }),
     )) as APIError;
-    // Cohere's own 498 (invalid token) reaches an OpenAI client as the 401 it understands.
-    expect(e1.status).toBe(401);
-    expect(e1.message).toContain('invalid or expired api token');
+    // Cohere's own 498 (invalid token) refuses the channel's key, not the caller's: the gateway's own 503.
+    expect(e1.status).toBe(503);
+    expect(e1.message).toContain('refused the credentials of the channel');
+    expect(e1.message).not.toContain('invalid or expired api token');
     expect(e1.message).toMatch(/request id/);
     expect(e1.message).not.toContain(expired);
 
@@ -317,9 +318,9 @@ describe('provider: Cohere', () => {
         messages: [{ role: 'user', content: 'x' }],
       }),
     )) as { status: number; message: string; error: any };
-    expect(e2.status).toBe(401);
-    expect(e2.error).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
-    expect(e2.message).toContain('invalid api token');
+    expect(e2.status).toBe(503);
+    expect(e2.error).toMatchObject({ type: 'error', error: { type: 'overloaded_error' } });
+    expect(e2.message).toContain('refused the credentials of the channel');
     expect(e2.message).not.toContain(bad);
     expect(await env.balances()).toEqual(before);
   });

@@ -169,8 +169,9 @@ describe('provider: Coze', () => {
         .openai()
         .chat.completions.create({ model: 'coze-badkey', messages: [{ role: 'user', content: 'x' }] }),
     )) as APIError;
-    expect(auth.status).toBe(401);
-    expect(auth.message).toContain('authentication is invalid');
+    // The channel's key was refused, not the caller's: the gateway's own 503 (issue: console figures, point 6).
+    expect(auth.status).toBe(503);
+    expect(auth.message).toContain('refused the credentials of the channel');
     expect(auth.message).toMatch(/request id/);
     expect(auth.message).not.toContain(badKey);
 

@@ -186,9 +186,10 @@ describe('provider: Dify', () => {
         messages: [{ role: 'user', content: 'x' }],
       }),
     )) as { status: number; message: string; error: any };
-    expect(bad.status).toBe(401);
-    expect(bad.error).toMatchObject({ error: { type: 'authentication_error' } });
-    expect(bad.message).toContain('Access token is invalid');
+    // The channel's key was refused, not the caller's: the gateway's own 503.
+    expect(bad.status).toBe(503);
+    expect(bad.error).toMatchObject({ error: { type: 'overloaded_error' } });
+    expect(bad.message).toContain('refused the credentials of the channel');
     expect(bad.message).not.toContain(badKey);
     expect(await env.balances()).toEqual(before);
   });

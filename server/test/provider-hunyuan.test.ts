@@ -448,14 +448,14 @@ describe('Tencent Hunyuan channel', () => {
     expect((await usedQuota()).user).toBe(used.user);
   });
 
-  it('maps a signature Tencent refuses to a 401 that shows no secret', async () => {
+  it('maps a signature Tencent refuses to the gateway’s own 503 that shows no secret', async () => {
     const err = await openai()
       .chat.completions.create({ model: 'hunyuan-badsig', messages: [{ role: 'user', content: 'hi' }] })
       .catch((e) => e);
     expect(last()?.verified).toBe(false);
     expect(err).toBeInstanceOf(OpenAI.APIError);
-    expect(err.status).toBe(401);
-    expect(err.error.code).toBe('AuthFailure.SignatureFailure');
+    expect(err.status).toBe(503);
+    expect(err.error.code).toBe('upstream_auth_failed');
     const text = JSON.stringify(err.error);
     for (const secret of [WRONG_SECRET, SECRET_KEY, `${APP_ID}|${SECRET_ID}|${WRONG_SECRET}`])
       expect(text).not.toContain(secret);

@@ -572,15 +572,15 @@ describe('provider: Google Vertex AI', () => {
     expect(mock.exchanges.get(FLAKY_EMAIL)).toBe(1);
   });
 
-  it('answers 401 when Google refuses the JWT (a key that is not the account’s), and never caches it', async () => {
+  it('answers the gateway’s own 503 when Google refuses the JWT (a key that is not the account’s), and never caches it', async () => {
     const calls = mock.tokenCalls;
     const apiCalls = mock.requests.length;
     for (let i = 0; i < 2; i++) {
       const err = await failureOf<InstanceType<typeof OpenAI.APIError>>(
         openai().chat.completions.create({ model: FORGED, messages: [{ role: 'user', content: 'hi' }] }),
       );
-      expect(err.status).toBe(401);
-      expect(err.message).toContain("the token endpoint refused the channel's credentials");
+      expect(err.status).toBe(503);
+      expect(err.message).toContain('refused the credentials of the channel');
       expect(err.message).not.toContain('Invalid JWT Signature.');
       expectNoSecret(err.message);
     }

@@ -484,7 +484,7 @@ describe('iFlytek Spark, Google PaLM2 and Cloudflare Workers AI channels', () =>
       expect(await spent()).toEqual(was);
     });
 
-    it('gets 401 on the upgrade for a wrong APISecret, without the key in the message', async () => {
+    it("is refused on the upgrade for a wrong APISecret: admins read why, callers get the gateway's 503, no key shown", async () => {
       const refusals = spark.refusals.length;
       const r = await admin.get(`/api/channel/test/${channelIds['spark-forged']}`);
       expect(r.success).toBe(false);
@@ -499,8 +499,9 @@ describe('iFlytek Spark, Google PaLM2 and Cloudflare Workers AI channels', () =>
           messages: [{ role: 'user', content: 'hi' }],
         }),
       );
-      expect(err.status).toBe(401);
-      expect(err.message).toContain('HMAC signature cannot be verified');
+      expect(err.status).toBe(503);
+      expect(err.message).toContain('refused the credentials of the channel');
+      expect(err.message).not.toContain('HMAC signature cannot be verified');
       expectNoSecret(err.message);
       expect(spark.calls.length).toBe(calls);
     });

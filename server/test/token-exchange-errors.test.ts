@@ -93,7 +93,8 @@ describe('token exchange failures', () => {
 
   /** Nothing of the endpoint: its answer, its address, its port, the option that would let it through. */
   function expectScrubbed(message: string) {
-    expect(message).toContain('access token exchange failed');
+    // A failed exchange says so; refused credentials are the gateway's own "refused the credentials" 503.
+    expect(message).toMatch(/access token exchange failed|refused the credentials of the channel/);
     expect(message).toMatch(/request id/);
     for (const leak of ['internal-detail', 'invalid_grant', 'answered', '127.0.0.1', String(deadPort)])
       expect(message).not.toContain(leak);
@@ -116,9 +117,10 @@ describe('token exchange failures', () => {
     const expected: Record<string, number> = {
       'vertex-closed': 502,
       'vertex-metadata': 502,
-      'wenxin-refused': 401,
+      // Refused credentials are the channel's, not the caller's: the gateway's own 503 (upstream_auth_failed).
+      'wenxin-refused': 503,
       'wenxin-closed': 502,
-      'vertex-refused': 401,
+      'vertex-refused': 503,
     };
     for (const [model, status] of Object.entries(expected)) {
       const viaOpenAI = await failure(
