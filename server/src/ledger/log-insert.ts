@@ -45,44 +45,67 @@ function statement(dialect: DialectName, n: number): string {
   return sql;
 }
 
+/** Rows per prepared SQLite statement (20 parameters each: 1,280, far under SQLite's limit). */
+const SQLITE_ROWS = 64;
+/** Time of inserts between two yields to the event loop, in ms: the flush never holds the loop longer. */
+const SLICE_MS = 4;
+
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /**
- * Inserts usage log rows. On SQLite, one prepared single-row statement kept per database and run per row:
- * better-sqlite3 is synchronous and in-process, so preparing a statement (what every query through the
- * builder does) costs more than running it. Elsewhere, statements of up to 200 rows whose SQL text is built
- * once per size. `trx` is the transaction to write in (on SQLite the one connection is already inside it).
+ * Inserts usage log rows inside the transaction `trx` (on SQLite the one connection is already inside it).
+ * On SQLite, prepared statements of 64 rows and of one row, kept per database and run directly (better-sqlite3
+ * is synchronous and in-process, so preparing a statement, what every query through the builder does, costs
+ * more than running it); every 4 ms of inserts the flush yields to the event loop (with the transaction open:
+ * SQLite's one connection is held by it, so nothing else writes in between) so requests keep being served.
+ * Elsewhere, statements of up to 200 rows whose SQL text is built once per size.
  */
 export async function insertLogs(target: Db, trx: Kysely<Database>, rows: LogRow[]): Promise<void> {
   const sqlite = target.sqlite;
   if (sqlite) {
-    const insert = sqliteInsert(sqlite);
-    const params: unknown[] = new Array(COLUMNS.length);
-    const write = () => {
-      for (const r of rows) {
-        for (let i = 0; i < COLUMNS.length; i++) params[i] = r[COLUMNS[i]];
-        insert.run(params);
+    if (!sqlite.inTransaction) throw new Error('usage log rows are inserted inside a transaction');
+    let sliceStart = performance.now();
+    for (let i = 0; i < rows.length; ) {
+      const n = rows.length - i >= SQLITE_ROWS ? SQLITE_ROWS : 1;
+      sqliteInsert(sqlite, n).run(paramsOf(rows, i, n));
+      i += n;
+      if (i < rows.length && performance.now() - sliceStart > SLICE_MS) {
+        await tick();
+        sliceStart = performance.now();
       }
-    };
-    // Inside the writer's transaction when the logs share the main database; else one of its own.
-    if (sqlite.inTransaction) write();
-    else sqlite.transaction(write)();
+    }
     return;
   }
   for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
-    const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
-    const params: unknown[] = [];
-    for (const r of chunk) for (const c of COLUMNS) params.push(r[c]);
-    await trx.executeQuery(CompiledQuery.raw(statement(target.dialect, chunk.length), params));
+    const n = Math.min(ROWS_PER_STATEMENT, rows.length - i);
+    await trx.executeQuery(CompiledQuery.raw(statement(target.dialect, n), paramsOf(rows, i, n)));
   }
 }
 
-type SqliteDb = NonNullable<Db['sqlite']>;
-const prepared = new WeakMap<SqliteDb, ReturnType<SqliteDb['prepare']>>();
+/** The parameters of rows [from, from + n), column by column. */
+function paramsOf(rows: LogRow[], from: number, n: number): unknown[] {
+  const width = COLUMNS.length;
+  const params: unknown[] = new Array(n * width);
+  for (let r = 0; r < n; r++) {
+    const row = rows[from + r];
+    for (let c = 0; c < width; c++) params[r * width + c] = row[COLUMNS[c]];
+  }
+  return params;
+}
 
-function sqliteInsert(sqlite: SqliteDb) {
-  let stmt = prepared.get(sqlite);
+type SqliteDb = NonNullable<Db['sqlite']>;
+const prepared = new WeakMap<SqliteDb, Map<number, ReturnType<SqliteDb['prepare']>>>();
+
+function sqliteInsert(sqlite: SqliteDb, n: number) {
+  let bySize = prepared.get(sqlite);
+  if (!bySize) {
+    bySize = new Map();
+    prepared.set(sqlite, bySize);
+  }
+  let stmt = bySize.get(n);
   if (!stmt) {
-    stmt = sqlite.prepare(statement('sqlite', 1));
-    prepared.set(sqlite, stmt);
+    stmt = sqlite.prepare(statement('sqlite', n));
+    bySize.set(n, stmt);
   }
   return stmt;
 }
