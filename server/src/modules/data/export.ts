@@ -1,12 +1,13 @@
 import { LogType } from '@modelgate/shared';
 import { type Insertable, type Kysely, sql } from 'kysely';
 import type { AppContext } from '../../context.ts';
+import { bulkInsert } from '../../db/bulk-insert.ts';
+import type { Db } from '../../db/index.ts';
 import type { Database, LogHourlyTable, QuotaDataTable } from '../../db/schema.ts';
 import { type HourlyMark, readHourlyMark, writeHourlyMark } from './mark.ts';
-import { mergeInto, readInSlices, tick } from './slices.ts';
+import { mergeInto, readInSlices } from './slices.ts';
 
 const HOUR = 3600;
-const INSERT_CHUNK = 200;
 const PER_USER_SUMS = ['count', 'quota', 'token_used'] as const;
 const PER_MODEL_SUMS = ['count', 'quota', 'cost', 'prompt_tokens', 'completion_tokens'] as const;
 
@@ -131,9 +132,9 @@ export async function exportQuotaData(
   const perModel = [...models.values()];
 
   // quota_data first: should the second transaction fail, the mark stays and the next run redoes both.
-  await ctx.db.db.transaction().execute((trx) => replaceFrom(trx, 'quota_data', quotaSince, perUser));
+  await ctx.db.db.transaction().execute((trx) => replaceFrom(ctx.db, trx, 'quota_data', quotaSince, perUser));
   await logDb.transaction().execute(async (trx) => {
-    await replaceFrom(trx, 'log_hourly', since, perModel);
+    await replaceFrom(ctx.logDb, trx, 'log_hourly', since, perModel);
     await writeHourlyMark(trx, { lastId: upTo, ranAt: now });
   });
   return { since, buckets: perUser.length, hourly: perModel.length };
@@ -162,8 +163,15 @@ async function windowStart(db: Kysely<Database>, mark: HourlyMark | undefined, u
   return fresh?.t === null || fresh?.t === undefined ? previous : Math.min(previous, hourOf(Number(fresh.t)));
 }
 
-/** Replaces a bucket table's rows from `since` on (both tables key their buckets by `created_at`). */
+const QUOTA_DATA_COLUMNS = ['user_id', 'username', 'model_name', 'created_at', 'count', 'quota', 'token_used'] as const;
+const LOG_HOURLY_COLUMNS = ['model_name', 'channel_id', 'created_at', 'count', 'quota', 'cost', 'prompt_tokens', 'completion_tokens'] as const;
+
+/**
+ * Replaces a bucket table's rows from `since` on (both tables key their buckets by `created_at`), inserting through
+ * db/bulk-insert.ts: reused statements on SQLite, with turns of the event loop between slices.
+ */
 async function replaceFrom(
+  target: Db,
   trx: Kysely<Database>,
   table: 'quota_data' | 'log_hourly',
   since: number,
@@ -173,14 +181,9 @@ async function replaceFrom(
     .deleteFrom(table as 'quota_data')
     .where('created_at', '>=', since)
     .execute();
-  for (let i = 0; i < values.length; i += INSERT_CHUNK) {
-    // A turn of the event loop between chunks: on SQLite each runs on the main thread.
-    if (i > 0) await tick();
-    await trx
-      .insertInto(table)
-      .values(values.slice(i, i + INSERT_CHUNK) as Insertable<QuotaDataTable>[])
-      .execute();
-  }
+  if (table === 'quota_data')
+    await bulkInsert(target, trx, table, QUOTA_DATA_COLUMNS, values as Insertable<QuotaDataTable>[]);
+  else await bulkInsert(target, trx, table, LOG_HOURLY_COLUMNS, values as LogHourlyTable[]);
 }
 
 /**
