@@ -53,7 +53,10 @@ function zipf(rand: () => number): () => number {
   const total = weights.reduce((a, b) => a + b, 0);
   const cumulative: number[] = [];
   let acc = 0;
-  for (const w of weights) cumulative.push((acc += w / total));
+  for (const w of weights) {
+    acc += w / total;
+    cumulative.push(acc);
+  }
   return () => {
     const x = rand();
     let lo = 0;
