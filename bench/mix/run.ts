@@ -18,7 +18,7 @@ import { makeMix } from './traffic.ts';
  */
 const SECONDS = Number(process.env.MIX_SECONDS ?? 5);
 const ROUNDS = Number(process.env.MIX_ROUNDS ?? 3);
-const LOGINS = 20;
+const LOGINS = 4;
 
 const built = new Map<string, string>();
 for (const name of ['mock-upstream', 'baseline-proxy', 'mix/gateway'])

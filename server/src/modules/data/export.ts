@@ -8,6 +8,8 @@ import { type HourlyMark, readHourlyMark, writeHourlyMark } from './mark.ts';
 import { mergeInto, readInSlices } from './slices.ts';
 
 const HOUR = 3600;
+/** quota_data buckets per transaction in the first build. */
+const FIRST_BUILD_CHUNK = 5000;
 const PER_USER_SUMS = ['count', 'quota', 'token_used'] as const;
 const PER_MODEL_SUMS = ['count', 'quota', 'cost', 'prompt_tokens', 'completion_tokens'] as const;
 
@@ -86,6 +88,8 @@ export async function exportQuotaData(
         eb.fn.sum(sql<number>`prompt_tokens + completion_tokens`).as('token_used'),
       ])
       .groupBy(['user_id', 'model_name', bucket])
+      // Oldest first within a slice too (slices come in time order), for the first build's chunked commits.
+      .orderBy(bucket)
       .execute();
     for (const r of rows) {
       const row = {
@@ -131,8 +135,17 @@ export async function exportQuotaData(
   const perUser = [...users.values()];
   const perModel = [...models.values()];
 
-  // quota_data first: should the second transaction fail, the mark stays and the next run redoes both.
-  await ctx.db.db.transaction().execute((trx) => replaceFrom(ctx.db, trx, 'quota_data', quotaSince, perUser));
+  // quota_data first: should the second transaction fail, the mark stays and the next run redoes both. The first
+  // build (no mark yet) commits every FIRST_BUILD_CHUNK buckets: one commit of hundreds of thousands of rows is
+  // seconds of SQLite's main-thread time that cannot be sliced. Buckets go in oldest first, so a build cut short
+  // leaves whole hours up to its last bucket, and the next run restarts an hour before that (lastBucket above).
+  const chunk = mark ? perUser.length : FIRST_BUILD_CHUNK;
+  for (let i = 0; i === 0 || i < perUser.length; i += chunk) {
+    const part = perUser.slice(i, i + chunk);
+    await ctx.db.db.transaction().execute((trx) =>
+      i === 0 ? replaceFrom(ctx.db, trx, 'quota_data', quotaSince, part) : bulkInsert(ctx.db, trx, 'quota_data', QUOTA_DATA_COLUMNS, part),
+    );
+  }
   await logDb.transaction().execute(async (trx) => {
     await replaceFrom(ctx.logDb, trx, 'log_hourly', since, perModel);
     await writeHourlyMark(trx, { lastId: upTo, ranAt: now });
