@@ -139,7 +139,7 @@ export async function exportQuotaData(
   // build (no mark yet) commits every FIRST_BUILD_CHUNK buckets: one commit of hundreds of thousands of rows is
   // seconds of SQLite's main-thread time that cannot be sliced. Buckets go in oldest first, so a build cut short
   // leaves whole hours up to its last bucket, and the next run restarts an hour before that (lastBucket above).
-  const chunk = mark ? perUser.length : FIRST_BUILD_CHUNK;
+  const chunk = mark ? Math.max(1, perUser.length) : FIRST_BUILD_CHUNK;
   for (let i = 0; i === 0 || i < perUser.length; i += chunk) {
     const part = perUser.slice(i, i + chunk);
     await ctx.db.db.transaction().execute((trx) =>
