@@ -30,10 +30,10 @@ server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => {
   process.send?.({ port: (server.address() as AddressInfo).port, key: 'none' });
 });
-process.on('message', (msg: { cmd: string }) => {
+process.on('message', (msg: { cmd: string; id?: number }) => {
   if (msg.cmd === 'stats') {
     const cpu = process.cpuUsage();
-    process.send?.({ cpuUs: cpu.user + cpu.system, maxRssKb: process.resourceUsage().maxRSS });
+    process.send?.({ cpuUs: cpu.user + cpu.system, maxRssKb: process.resourceUsage().maxRSS, id: msg.id });
   }
 });
 process.on('disconnect', () => process.exit(0));

@@ -74,7 +74,36 @@ const messageStream = [
   event('message_stop', { type: 'message_stop' }),
 ];
 
+// Gemini (`/v1beta/models/{model}:generateContent`, `:streamGenerateContent?alt=sse`), for the mix benchmark.
+const geminiChunk = (text: string, last: boolean) =>
+  JSON.stringify({
+    candidates: [
+      { content: { role: 'model', parts: [{ text }] }, ...(last ? { finishReason: 'STOP' } : {}), index: 0 },
+    ],
+    ...(last ? { usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 9, totalTokenCount: 18 } } : {}),
+    modelVersion: 'gemini-bench',
+  });
+const geminiAnswer = geminiChunk('Hello! How can I help you today?', true);
+const geminiStream = words.map((w, i) => `data: ${geminiChunk(w, i === words.length - 1)}\r\n\r\n`);
+
 const server = createServer((req, res) => {
+  if (req.url?.startsWith('/v1beta/models/') || req.url?.startsWith('/v1/models/')) {
+    req.resume();
+    req.on('end', () => {
+      if (!req.url?.includes(':streamGenerateContent')) {
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(geminiAnswer),
+        });
+        res.end(geminiAnswer);
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (const c of geminiStream) res.write(c);
+      res.end();
+    });
+    return;
+  }
   const anthropic = req.url === '/v1/messages';
   const parts: Buffer[] = [];
   req.on('data', (c) => parts.push(c));

@@ -44,6 +44,7 @@ export const SERVER_ENV = { MALLOC_ARENA_MAX: '2' };
  */
 export const EXTERNAL_PACKAGES = [
   'better-sqlite3',
+  '@node-rs/bcrypt',
   'pg',
   'mysql2',
   'ioredis',

@@ -1,7 +1,26 @@
 import type { AppContext } from '../context.ts';
+import { applyDeltas, type DeltaTable } from './account-deltas.ts';
 import type { Balance } from './balance.ts';
 import { applyWritten, type Spend, writeSpends } from './budget/spends.ts';
 import { insertLogs, type LogRow } from './log-insert.ts';
+
+const USERS: DeltaTable = {
+  table: 'users',
+  columns: [
+    { name: 'quota', op: '-' },
+    { name: 'used_quota', op: '+' },
+    { name: 'request_count', op: '+' },
+  ],
+};
+const TOKENS: DeltaTable = {
+  table: 'tokens',
+  columns: [
+    { name: 'remain_quota', op: '-' },
+    { name: 'used_quota', op: '+' },
+    { name: 'accessed_time', op: '=' },
+  ],
+};
+const CHANNELS: DeltaTable = { table: 'channels', columns: [{ name: 'used_quota', op: '+' }] };
 
 /** One settled request, waiting to be written. */
 export interface Charge {
@@ -135,45 +154,35 @@ export class LedgerWriter {
     await this.hooks?.before([...amounts.keys()]);
     const now = Math.floor(Date.now() / 1000);
     const sameDb = this.ctx.logDb === this.ctx.db;
-    const byId = <T>(m: Map<number, T>) => [...m.entries()].sort((a, b) => a[0] - b[0]);
-    await this.ctx.db.db.transaction().execute(async (trx) => {
-      for (const [id, u] of byId(users)) {
-        await trx
-          .updateTable('users')
-          .set((eb) => ({
-            quota: eb('quota', '-', u.quota),
-            used_quota: eb('used_quota', '+', u.quota),
-            request_count: eb('request_count', '+', u.count),
-          }))
-          .where('id', '=', id)
-          .execute();
-      }
-      for (const [id, q] of byId(tokens)) {
-        await trx
-          .updateTable('tokens')
-          .set((eb) => ({
-            remain_quota: eb('remain_quota', '-', q),
-            used_quota: eb('used_quota', '+', q),
-            accessed_time: now,
-          }))
-          .where('id', '=', id)
-          .execute();
-      }
+    const db = this.ctx.db;
+    await db.db.transaction().execute(async (trx) => {
+      await applyDeltas(
+        db,
+        trx,
+        USERS,
+        [...users].map(([id, u]) => [id, u.quota, u.quota, u.count]),
+      );
+      await applyDeltas(
+        db,
+        trx,
+        TOKENS,
+        [...tokens].map(([id, q]) => [id, q, q, now]),
+      );
       await writeSpends(trx, spends);
-      for (const [id, q] of byId(channels)) {
-        if (q === 0) continue;
-        await trx
-          .updateTable('channels')
-          .set((eb) => ({ used_quota: eb('used_quota', '+', q) }))
-          .where('id', '=', id)
-          .execute();
-      }
-      if (sameDb) await insertLogs(this.ctx.db, trx, logs);
+      const moved = [...channels].filter(([, q]) => q !== 0);
+      await applyDeltas(
+        db,
+        trx,
+        CHANNELS,
+        moved.map(([id, q]) => [id, q]),
+      );
+      if (sameDb) await insertLogs(db, trx, logs);
     });
     // Committed: a failure to tell the shared store must not make the batch be written again.
     await this.hooks
       ?.after(amounts, spends)
       .catch((err) => this.ctx.log.error({ err }, 'shared balance update after a write failed'));
-    if (!sameDb) await insertLogs(this.ctx.logDb, this.ctx.logDb.db, logs);
+    const logDb = this.ctx.logDb;
+    if (!sameDb && logs.length) await logDb.db.transaction().execute((trx) => insertLogs(logDb, trx, logs));
   }
 }

@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { watchLoopStalls } from './loop-stall.ts';
 import { RelayMetrics } from './relay-metrics.ts';
 
 const WRITE_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -22,6 +23,7 @@ export class Metrics {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     this.relay = new RelayMetrics(this.registry);
+    watchLoopStalls(this.registry);
     const queues = this.queues;
     new Gauge({
       name: 'modelgate_ledger_queue_length',

@@ -1,11 +1,17 @@
 import { LogType } from '@modelgate/shared';
 import { type Insertable, type Kysely, sql } from 'kysely';
 import type { AppContext } from '../../context.ts';
+import { bulkInsert } from '../../db/bulk-insert.ts';
+import type { Db } from '../../db/index.ts';
 import type { Database, LogHourlyTable, QuotaDataTable } from '../../db/schema.ts';
 import { type HourlyMark, readHourlyMark, writeHourlyMark } from './mark.ts';
+import { mergeInto, readInSlices } from './slices.ts';
 
 const HOUR = 3600;
-const INSERT_CHUNK = 500;
+/** quota_data buckets per transaction in the first build. */
+const FIRST_BUILD_CHUNK = 5000;
+const PER_USER_SUMS = ['count', 'quota', 'token_used'] as const;
+const PER_MODEL_SUMS = ['count', 'quota', 'cost', 'prompt_tokens', 'completion_tokens'] as const;
 
 const hourOf = (t: number) => t - (t % HOUR);
 
@@ -29,7 +35,7 @@ export async function exportQuotaData(
 ): Promise<{ since: number; buckets: number; hourly: number }> {
   const logDb = ctx.logDb.db;
   // Separate statements: SQLite answers a lone min() or max() from an index end, two together by a full scan.
-  const [mark, top, oldest] = await Promise.all([
+  const [mark, top, oldest, newest] = await Promise.all([
     readHourlyMark(logDb),
     logDb
       .selectFrom('logs')
@@ -38,6 +44,10 @@ export async function exportQuotaData(
     logDb
       .selectFrom('logs')
       .select((eb) => eb.fn.min('created_at').as('t'))
+      .executeTakeFirst(),
+    logDb
+      .selectFrom('logs')
+      .select((eb) => eb.fn.max('created_at').as('t'))
       .executeTakeFirst(),
   ]);
   if (top?.id === null || top?.id === undefined) return { since: now, buckets: 0, hourly: 0 };
@@ -53,14 +63,21 @@ export async function exportQuotaData(
   const quotaSince = mark ? since : Math.max(since, (await lastBucket(ctx.db.db)) - HOUR);
 
   const bucket = sql<number>`(created_at - (created_at % ${sql.lit(HOUR)}))`;
-  const consumed = (from: number) =>
-    logDb
+  const consumed = (from: number, to: number | undefined) => {
+    let q = logDb
       .selectFrom('logs')
       .where('type', '=', LogType.Consume)
       .where('created_at', '>=', from)
       .where('id', '<=', upTo);
-  const [users, models] = await Promise.all([
-    consumed(quotaSince)
+    if (to !== undefined) q = q.where('created_at', '<', to);
+    return q;
+  };
+  // Read in slices of time (slices.ts): partial sums of a bucket cut by a slice edge are added up here.
+  const users = new Map<string, Insertable<QuotaDataTable>>();
+  const models = new Map<string, LogHourlyTable>();
+  const end = Math.max(now, Number(newest?.t ?? 0));
+  await readInSlices(quotaSince, end, async (from, to) => {
+    const rows = await consumed(from, to)
       .select((eb) => [
         'user_id',
         'model_name',
@@ -71,8 +88,24 @@ export async function exportQuotaData(
         eb.fn.sum(sql<number>`prompt_tokens + completion_tokens`).as('token_used'),
       ])
       .groupBy(['user_id', 'model_name', bucket])
-      .execute(),
-    consumed(since)
+      // Oldest first within a slice too (slices come in time order), for the first build's chunked commits.
+      .orderBy(bucket)
+      .execute();
+    for (const r of rows) {
+      const row = {
+        user_id: Number(r.user_id),
+        username: String(r.username ?? ''),
+        model_name: r.model_name,
+        created_at: Number(r.hour),
+        count: Number(r.count),
+        quota: Number(r.quota ?? 0),
+        token_used: Number(r.token_used ?? 0),
+      };
+      mergeInto(users, `${row.user_id}\u0000${row.model_name}\u0000${row.created_at}`, row, PER_USER_SUMS);
+    }
+  });
+  await readInSlices(since, end, async (from, to) => {
+    const rows = await consumed(from, to)
       .select((eb) => [
         'model_name',
         'channel_id',
@@ -84,32 +117,37 @@ export async function exportQuotaData(
         eb.fn.sum('completion_tokens').as('completion_tokens'),
       ])
       .groupBy(['model_name', 'channel_id', bucket])
-      .execute(),
-  ]);
-  const perUser: Insertable<QuotaDataTable>[] = users.map((r) => ({
-    user_id: Number(r.user_id),
-    username: String(r.username ?? ''),
-    model_name: r.model_name,
-    created_at: Number(r.hour),
-    count: Number(r.count),
-    quota: Number(r.quota ?? 0),
-    token_used: Number(r.token_used ?? 0),
-  }));
-  const perModel: LogHourlyTable[] = models.map((r) => ({
-    model_name: r.model_name,
-    channel_id: Number(r.channel_id),
-    created_at: Number(r.hour),
-    count: Number(r.count),
-    quota: Number(r.quota ?? 0),
-    cost: Number(r.cost ?? 0),
-    prompt_tokens: Number(r.prompt_tokens ?? 0),
-    completion_tokens: Number(r.completion_tokens ?? 0),
-  }));
+      .execute();
+    for (const r of rows) {
+      const row = {
+        model_name: r.model_name,
+        channel_id: Number(r.channel_id),
+        created_at: Number(r.hour),
+        count: Number(r.count),
+        quota: Number(r.quota ?? 0),
+        cost: Number(r.cost ?? 0),
+        prompt_tokens: Number(r.prompt_tokens ?? 0),
+        completion_tokens: Number(r.completion_tokens ?? 0),
+      };
+      mergeInto(models, `${row.model_name}\u0000${row.channel_id}\u0000${row.created_at}`, row, PER_MODEL_SUMS);
+    }
+  });
+  const perUser = [...users.values()];
+  const perModel = [...models.values()];
 
-  // quota_data first: should the second transaction fail, the mark stays and the next run redoes both.
-  await ctx.db.db.transaction().execute((trx) => replaceFrom(trx, 'quota_data', quotaSince, perUser));
+  // quota_data first: should the second transaction fail, the mark stays and the next run redoes both. The first
+  // build (no mark yet) commits every FIRST_BUILD_CHUNK buckets: one commit of hundreds of thousands of rows is
+  // seconds of SQLite's main-thread time that cannot be sliced. Buckets go in oldest first, so a build cut short
+  // leaves whole hours up to its last bucket, and the next run restarts an hour before that (lastBucket above).
+  const chunk = mark ? Math.max(1, perUser.length) : FIRST_BUILD_CHUNK;
+  for (let i = 0; i === 0 || i < perUser.length; i += chunk) {
+    const part = perUser.slice(i, i + chunk);
+    await ctx.db.db.transaction().execute((trx) =>
+      i === 0 ? replaceFrom(ctx.db, trx, 'quota_data', quotaSince, part) : bulkInsert(ctx.db, trx, 'quota_data', QUOTA_DATA_COLUMNS, part),
+    );
+  }
   await logDb.transaction().execute(async (trx) => {
-    await replaceFrom(trx, 'log_hourly', since, perModel);
+    await replaceFrom(ctx.logDb, trx, 'log_hourly', since, perModel);
     await writeHourlyMark(trx, { lastId: upTo, ranAt: now });
   });
   return { since, buckets: perUser.length, hourly: perModel.length };
@@ -138,8 +176,15 @@ async function windowStart(db: Kysely<Database>, mark: HourlyMark | undefined, u
   return fresh?.t === null || fresh?.t === undefined ? previous : Math.min(previous, hourOf(Number(fresh.t)));
 }
 
-/** Replaces a bucket table's rows from `since` on (both tables key their buckets by `created_at`). */
+const QUOTA_DATA_COLUMNS = ['user_id', 'username', 'model_name', 'created_at', 'count', 'quota', 'token_used'] as const;
+const LOG_HOURLY_COLUMNS = ['model_name', 'channel_id', 'created_at', 'count', 'quota', 'cost', 'prompt_tokens', 'completion_tokens'] as const;
+
+/**
+ * Replaces a bucket table's rows from `since` on (both tables key their buckets by `created_at`), inserting through
+ * db/bulk-insert.ts: reused statements on SQLite, with turns of the event loop between slices.
+ */
 async function replaceFrom(
+  target: Db,
   trx: Kysely<Database>,
   table: 'quota_data' | 'log_hourly',
   since: number,
@@ -149,12 +194,9 @@ async function replaceFrom(
     .deleteFrom(table as 'quota_data')
     .where('created_at', '>=', since)
     .execute();
-  for (let i = 0; i < values.length; i += INSERT_CHUNK) {
-    await trx
-      .insertInto(table)
-      .values(values.slice(i, i + INSERT_CHUNK) as Insertable<QuotaDataTable>[])
-      .execute();
-  }
+  if (table === 'quota_data')
+    await bulkInsert(target, trx, table, QUOTA_DATA_COLUMNS, values as Insertable<QuotaDataTable>[]);
+  else await bulkInsert(target, trx, table, LOG_HOURLY_COLUMNS, values as LogHourlyTable[]);
 }
 
 /**

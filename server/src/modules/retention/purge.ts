@@ -13,11 +13,12 @@ export interface PurgePace {
   minRestMs: number;
 }
 
+// 8 ms per batch: on SQLite a batch is that long a pause of the event loop (the gateway's stall target is 20 ms).
 export const DEFAULT_PACE: PurgePace = {
-  firstBatch: 500,
-  minBatch: 50,
+  firstBatch: 200,
+  minBatch: 20,
   maxBatch: 2000,
-  budgetMs: 20,
+  budgetMs: 8,
   restFactor: 3,
   minRestMs: 50,
 };

@@ -1,0 +1,222 @@
+import { copyFileSync, existsSync, mkdtempSync, renameSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { buildApp } from '../../server/src/app.ts';
+import { loadConfig } from '../../server/src/config.ts';
+import { createContext } from '../../server/src/context.ts';
+import { migrate, openDatabase } from '../../server/src/db/index.ts';
+import { hashPassword } from '../../server/src/modules/auth/password.ts';
+import { exportQuotaData } from '../../server/src/modules/data/export.ts';
+import { runRetention } from '../../server/src/modules/retention/job.ts';
+import { relayState } from '../../server/src/relay/state.ts';
+import { seedLogRows } from '../logs/seed.ts';
+import { CHANNELS, MODEL_RATIOS, TOKENS_PER_USER, tokenKey, USERS } from './traffic.ts';
+
+/**
+ * The gateway of the mix benchmark, in its own process: SQLite with its defaults, a usage log that already
+ * holds MIX_LOG_ROWS rows (300,000; seeded once and copied), 200 users with five tokens each, a channel per
+ * format on the benchmark upstream and 12 priced models. Answers the harness over IPC: CPU time, memory and the
+ * longest event-loop stall since the previous ask; runs the dashboard export and the retention pass on demand
+ * (as their timers would); reconciles the balances with the usage log at the end.
+ */
+const upstream = process.env.BENCH_UPSTREAM as string;
+const logRows = Number(process.env.MIX_LOG_ROWS ?? 300_000);
+const dir = mkdtempSync(join(tmpdir(), 'gw-mix-'));
+const path = join(dir, 'mix.db');
+
+// The seeded log is the slow part (indexes rebuilt, ANALYZE): made once per row count, then copied.
+const seeded = join(tmpdir(), `modelgate-mix-seed-${logRows}.db`);
+if (!existsSync(seeded)) {
+  const temp = `${seeded}.${process.pid}.tmp`;
+  const handle = await openDatabase('', temp);
+  await migrate(handle);
+  await seedLogRows(handle, logRows, () => {});
+  await handle.close();
+  renameSync(temp, seeded);
+}
+copyFileSync(seeded, path);
+
+const config = loadConfig({
+  SQLITE_PATH: path,
+  SESSION_SECRET: 'bench-secret',
+  LOG_LEVEL: 'silent',
+  BATCH_UPDATE_INTERVAL: '1',
+  // The harness logs in in bursts from 127.0.0.1.
+  CRITICAL_RATE_LIMIT: '1000000',
+  GLOBAL_WEB_RATE_LIMIT_ENABLE: 'false',
+});
+const ctx = await createContext(config);
+const db = ctx.db.db;
+const now = Math.floor(Date.now() / 1000);
+const seededTop = await db
+  .selectFrom('logs')
+  .select((eb) => eb.fn.max('id').as('id'))
+  .executeTakeFirst();
+// The seeded log names users 1..1000; the mix's users are new rows after them.
+const password = await hashPassword('mix-password');
+const users = Array.from({ length: USERS }, (_, i) => ({
+  username: `mix${i}`,
+  password,
+  display_name: `mix${i}`,
+  role: 1,
+  status: 1,
+  email: '',
+  github_id: '',
+  oidc_id: '',
+  wechat_id: '',
+  telegram_id: '',
+  linux_do_id: '',
+  access_token: null,
+  quota: 1e12,
+  used_quota: 0,
+  request_count: 0,
+  group: 'default',
+  aff_code: `mix${i}`,
+  aff_count: 0,
+  aff_quota: 0,
+  aff_history_quota: 0,
+  inviter_id: 0,
+  setting: '{}',
+  created_at: now,
+  deleted_at: null,
+}));
+for (let i = 0; i < users.length; i += 50)
+  await db
+    .insertInto('users')
+    .values(users.slice(i, i + 50))
+    .execute();
+const ids = await db
+  .selectFrom('users')
+  .select(['id', 'username'])
+  .where('username', 'like', 'mix%')
+  .execute();
+const idOf = new Map(ids.map((u) => [u.username, Number(u.id)]));
+const tokens = Array.from({ length: USERS * TOKENS_PER_USER }, (_, i) => ({
+  user_id: idOf.get(`mix${Math.floor(i / TOKENS_PER_USER)}`) as number,
+  key: tokenKey(i),
+  status: 1,
+  name: `mix-token-${i}`,
+  created_time: now,
+  accessed_time: now,
+  expired_time: -1,
+  remain_quota: 1e12,
+  unlimited_quota: 0,
+  model_limits_enabled: 0,
+  model_limits: '',
+  allow_ips: '',
+  used_quota: 0,
+  group: '',
+  deleted_at: null,
+}));
+for (let i = 0; i < tokens.length; i += 100)
+  await db
+    .insertInto('tokens')
+    .values(tokens.slice(i, i + 100))
+    .execute();
+for (const c of CHANNELS)
+  await db
+    .insertInto('channels')
+    .values({
+      type: c.type,
+      key: 'sk-upstream',
+      openai_organization: '',
+      test_model: '',
+      status: 1,
+      name: `mix-${c.format}`,
+      weight: 0,
+      created_time: now,
+      test_time: 0,
+      response_time: 0,
+      base_url: upstream,
+      other: '',
+      balance: 0,
+      balance_updated_time: 0,
+      models: c.models.join(','),
+      group: 'default',
+      used_quota: 0,
+      model_mapping: '',
+      status_code_mapping: '',
+      priority: 0,
+      auto_ban: 0,
+      other_info: '',
+      tag: '',
+      setting: '',
+      param_override: '',
+      max_input_tokens: 0,
+    })
+    .execute();
+await ctx.options.set('ModelRatio', JSON.stringify(MODEL_RATIOS));
+const app = await buildApp(ctx);
+await app.listen({ port: 0, host: '127.0.0.1' });
+const addr = app.server.address();
+
+const loop = monitorEventLoopDelay({ resolution: 10 });
+loop.enable();
+process.send?.({
+  port: typeof addr === 'object' && addr ? addr.port : 0,
+  rssMb: process.memoryUsage().rss / 1048576,
+});
+
+const sum = async (q: Promise<{ s: unknown } | undefined>) => Number((await q)?.s ?? 0);
+process.on('message', async (msg: { cmd: string; id?: number }) => {
+  const reply = (m: object) => process.send?.({ ...m, id: msg.id });
+  if (msg.cmd === 'stats') {
+    const cpu = process.cpuUsage();
+    reply({
+      cpuUs: cpu.user + cpu.system,
+      rssMb: process.memoryUsage().rss / 1048576,
+      maxRssMb: process.resourceUsage().maxRSS / 1024,
+      stallMs: loop.max / 1e6,
+    });
+    loop.reset();
+  }
+  if (msg.cmd === 'background') {
+    // What the timers start five and ten minutes after start: the dashboard export (its first run builds the
+    // buckets of the whole seeded log) and a retention pass deleting the rows older than 89 days (about 3,300).
+    const started = performance.now();
+    await ctx.options.set('LogRetentionDays', '89');
+    await exportQuotaData(ctx);
+    const exportMs = performance.now() - started;
+    const purge = await runRetention(ctx);
+    reply({ exportMs, retentionMs: performance.now() - started - exportMs, purged: purge.logs });
+  }
+  if (msg.cmd === 'reconcile') {
+    await relayState(ctx).writer.flush();
+    const from = Number(seededTop?.id ?? 0);
+    const logged = await sum(
+      ctx.logDb.db
+        .selectFrom('logs')
+        .select((eb) => eb.fn.sum('quota').as('s'))
+        .where('id', '>', from)
+        .where('type', '=', 2)
+        .executeTakeFirst(),
+    );
+    const used = await sum(
+      db
+        .selectFrom('users')
+        .select((eb) => eb.fn.sum('used_quota').as('s'))
+        .where('username', 'like', 'mix%')
+        .executeTakeFirst(),
+    );
+    const tokenUsed = await sum(
+      db
+        .selectFrom('tokens')
+        .select((eb) => eb.fn.sum('used_quota').as('s'))
+        .executeTakeFirst(),
+    );
+    const rows = await sum(
+      ctx.logDb.db
+        .selectFrom('logs')
+        .select((eb) => eb.fn.countAll().as('s'))
+        .where('id', '>', from)
+        .executeTakeFirst(),
+    );
+    reply({ logged, used, tokenUsed, rows });
+  }
+  if (msg.cmd === 'stop') {
+    await app.close();
+    await ctx.close();
+    process.exit(0);
+  }
+});

@@ -1,0 +1,253 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { buildServer, SERVER_ENV, SERVER_NODE_FLAGS } from '../../scripts/server-runtime.mjs';
+import { pin, pinLoadGenerator } from '../pin.ts';
+import { median, percentile } from '../stats.ts';
+import { closedLoop, type MixResult, openLoop } from './load.ts';
+import { makeMix } from './traffic.ts';
+
+/**
+ * `npm run bench:mix`: the operator's traffic of issue 29 (bench/mix/traffic.ts) against the gateway (bundled
+ * and run as `npm start` runs it, SQLite defaults, 300,000 rows already in the usage log) and a bare node:http
+ * proxy in the same run, interleaved pair by pair with the order alternating. Rows: requests/s and CPU per
+ * request at 16 and 64 connections (closed loop); p50/p99 at half the gateway's top throughput (open loop, each
+ * latency from the request's scheduled time); the longest event-loop stall of the gateway in each run; errors;
+ * memory. During the first round the gateway runs the dashboard export (whose first run covers the whole
+ * seeded log) and a retention pass, and each open-loop run has a burst of password logins. Loopback only,
+ * bounded: MIX_SECONDS per run (5), MIX_ROUNDS pairs (3); about two minutes after the first seeding.
+ */
+const SECONDS = Number(process.env.MIX_SECONDS ?? 5);
+const ROUNDS = Number(process.env.MIX_ROUNDS ?? 3);
+const LOGINS = 4;
+
+const built = new Map<string, string>();
+for (const name of ['mock-upstream', 'baseline-proxy', 'mix/gateway'])
+  built.set(name, await buildServer(`bench/${name}.ts`, `bench/dist/${name.replace('/', '-')}.js`));
+const pinned = pinLoadGenerator();
+if (!pinned) console.log('note: taskset unavailable or one core only; processes are not pinned');
+
+function start(name: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; msg: any }> {
+  const gateway = name === 'mix/gateway';
+  const child = fork(built.get(name) as string, [], {
+    // MIX_PROFILE=<dir>: a CPU profile of the gateway over the whole run, written when it stops.
+    execArgv: gateway
+      ? [
+          ...SERVER_NODE_FLAGS,
+          ...(process.env.MIX_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.MIX_PROFILE}`] : []),
+        ]
+      : [],
+    env: { ...(gateway ? SERVER_ENV : {}), ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('message', (msg) => {
+      if (pinned && child.pid) pin(child.pid, 1);
+      resolve({ child, msg });
+    });
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
+  });
+}
+let asked = 0;
+/** A command to a child; answers carry the command's id (the gateway's background work answers late). */
+const ask = <T>(child: ChildProcess, cmd: string): Promise<T> =>
+  new Promise((resolve) => {
+    const id = ++asked;
+    const on = (m: { id?: number }) => {
+      if (m.id !== undefined && m.id !== id) return;
+      child.off('message', on);
+      resolve(m as T);
+    };
+    child.on('message', on);
+    child.send({ cmd, id });
+  });
+interface Stats {
+  cpuUs: number;
+  rssMb: number;
+  maxRssMb: number;
+  stallMs?: number;
+}
+
+const mock = await start('mock-upstream');
+const upstream = `http://127.0.0.1:${mock.msg.port}`;
+const seedStart = performance.now();
+const gw = await start('mix/gateway', { BENCH_UPSTREAM: upstream });
+console.log(
+  `gateway ready in ${((performance.now() - seedStart) / 1000).toFixed(0)} s, RSS ${gw.msg.rssMb.toFixed(0)} MB`,
+);
+const bare = await start('baseline-proxy', { BENCH_UPSTREAM: upstream });
+const targets = {
+  gateway: { child: gw.child, origin: `http://127.0.0.1:${gw.msg.port}` },
+  bare: { child: bare.child, origin: `http://127.0.0.1:${bare.msg.port}` },
+};
+type Target = keyof typeof targets;
+const mix = makeMix(8192);
+
+/** One measured run: what the load saw, and the CPU time and longest stall of the process behind it. */
+async function measure(t: Target, run: () => Promise<MixResult>) {
+  const before = await ask<Stats>(targets[t].child, 'stats');
+  const r = await run();
+  const after = await ask<Stats>(targets[t].child, 'stats');
+  return {
+    ...r,
+    rps: r.requests / r.seconds,
+    cpuUs: (after.cpuUs - before.cpuUs) / Math.max(1, r.requests),
+    stallMs: after.stallMs ?? 0,
+    rssMb: after.rssMb,
+  };
+}
+type Measured = Awaited<ReturnType<typeof measure>>;
+
+async function logins(origin: string): Promise<number> {
+  const body = JSON.stringify({ username: 'mix0', password: 'mix-password' });
+  const done = await Promise.all(
+    Array.from({ length: LOGINS }, () =>
+      fetch(`${origin}/api/user/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      })
+        .then(async (r) => ((await r.json()) as { success?: boolean }).success === true)
+        .catch(() => false),
+    ),
+  );
+  return done.filter((x) => !x).length;
+}
+
+console.log(
+  `load average before: ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);
+await closedLoop(targets.gateway.origin, mix, 16, 2 * SECONDS);
+await closedLoop(targets.bare.origin, mix, 16, SECONDS);
+const rssAfterWarmup = (await ask<Stats>(gw.child, 'stats')).rssMb;
+
+const closed = new Map<number, Array<{ bare: Measured; gateway: Measured }>>();
+for (let round = 0; round < ROUNDS; round++) {
+  for (const c of [16, 64]) {
+    const order: Target[] =
+      (round + (c === 64 ? 1 : 0)) % 2 === 0 ? ['bare', 'gateway'] : ['gateway', 'bare'];
+    const pair = {} as { bare: Measured; gateway: Measured };
+    for (const t of order) pair[t] = await measure(t, () => closedLoop(targets[t].origin, mix, c, SECONDS));
+    closed.set(c, [...(closed.get(c) ?? []), pair]);
+  }
+}
+const top = median((closed.get(64) ?? []).map((p) => p.gateway.rps));
+const rate = Math.max(1, Math.round(top / 2));
+
+// What the timers start five and ten minutes after start, under the open-loop load at half of top throughput:
+// the dashboard export (its first run covers the whole seeded log) and a retention pass (the oldest day).
+let bgDone = false;
+const background = ask<{ exportMs: number; retentionMs: number; purged: number }>(
+  gw.child,
+  'background',
+).finally(() => {
+  bgDone = true;
+});
+const during: Measured[] = [];
+for (let i = 0; i < 12 && !bgDone; i++)
+  during.push(await measure('gateway', () => openLoop(targets.gateway.origin, mix, rate, SECONDS)));
+const bg = await background;
+const open: Array<{ bare: Measured; gateway: Measured; loginFailures: number }> = [];
+for (let round = 0; round < ROUNDS; round++) {
+  const order: Target[] = round % 2 === 0 ? ['bare', 'gateway'] : ['gateway', 'bare'];
+  const pair = { loginFailures: 0 } as { bare: Measured; gateway: Measured; loginFailures: number };
+  for (const t of order) {
+    pair[t] = await measure(t, async () => {
+      const burst =
+        t === 'gateway'
+          ? new Promise((r) => setTimeout(r, (SECONDS * 1000) / 2)).then(() => logins(targets.gateway.origin))
+          : undefined;
+      const r = await openLoop(targets[t].origin, mix, rate, SECONDS);
+      pair.loginFailures += (await burst) ?? 0;
+      return r;
+    });
+  }
+  open.push(pair);
+}
+const end = await ask<Stats>(gw.child, 'stats');
+const books = await ask<{ logged: number; used: number; tokenUsed: number; rows: number }>(
+  gw.child,
+  'reconcile',
+);
+gw.child.send({ cmd: 'stop' });
+await new Promise((r) => gw.child.once('exit', r));
+bare.child.kill();
+mock.child.kill();
+
+const f = (n: number, d = 0) => n.toFixed(d);
+console.log('\nclosed loop (medians of the pairs)');
+console.log(
+  'conns  bare rps  gw rps  tput ratio  bare cpu us  gw cpu us  cpu ratio  gw longest stall ms  errors',
+);
+const cpuRatios: number[] = [];
+const tputRatios: number[] = [];
+for (const [c, pairs] of closed) {
+  const m = (fn: (p: { bare: Measured; gateway: Measured }) => number) => median(pairs.map(fn));
+  cpuRatios.push(m((p) => p.gateway.cpuUs / p.bare.cpuUs));
+  tputRatios.push(m((p) => p.gateway.rps / p.bare.rps));
+  console.log(
+    [
+      f(c).padStart(5),
+      f(m((p) => p.bare.rps)).padStart(8),
+      f(m((p) => p.gateway.rps)).padStart(6),
+      f(tputRatios.at(-1) as number, 2).padStart(10),
+      f(m((p) => p.bare.cpuUs)).padStart(11),
+      f(m((p) => p.gateway.cpuUs)).padStart(9),
+      f(cpuRatios.at(-1) as number, 2).padStart(9),
+      f(Math.max(...pairs.map((p) => p.gateway.stallMs)), 1).padStart(19),
+      String(pairs.reduce((n, p) => n + p.gateway.errors + p.bare.errors, 0)).padStart(6),
+    ].join('  '),
+  );
+}
+const lat = (r: Measured, p: number) => percentile(r.latencies, p);
+console.log(`\nopen loop at ${rate} req/s (half the gateway's median at 64 connections)`);
+console.log(
+  'round  bare p50 ms  gw p50 ms  bare p99 ms  gw p99 ms  added p50 ms  added p99 ms  gw cpu us  longest stall ms  errors  login failures',
+);
+for (const [i, p] of open.entries())
+  console.log(
+    [
+      String(i + 1).padStart(5),
+      f(lat(p.bare, 50), 2).padStart(11),
+      f(lat(p.gateway, 50), 2).padStart(9),
+      f(lat(p.bare, 99), 2).padStart(11),
+      f(lat(p.gateway, 99), 2).padStart(9),
+      f(lat(p.gateway, 50) - lat(p.bare, 50), 2).padStart(12),
+      f(lat(p.gateway, 99) - lat(p.bare, 99), 2).padStart(12),
+      f(p.gateway.cpuUs).padStart(9),
+      f(p.gateway.stallMs, 1).padStart(16),
+      String(p.gateway.errors + p.bare.errors).padStart(6),
+      String(p.loginFailures).padStart(14),
+    ].join('  '),
+  );
+const all = [...[...closed.values()].flat(), ...open].map((p) => p.gateway.stallMs);
+const bgLat = during.flatMap((d) => d.latencies);
+const bgStall = Math.max(0, ...during.map((d) => d.stallMs));
+console.log('');
+console.log(
+  `background under ${rate} req/s: export ${f(bg.exportMs)} ms, retention ${f(bg.retentionMs)} ms (${bg.purged} rows purged); meanwhile gateway p50 ${f(percentile(bgLat, 50), 2)} ms, p99 ${f(percentile(bgLat, 99), 2)} ms, longest stall ${f(bgStall, 1)} ms, errors ${during.reduce((n, d) => n + d.errors, 0)}`,
+);
+console.log(
+  `gateway RSS: ${f(gw.msg.rssMb)} MB after start, ${f(rssAfterWarmup)} MB after warm-up, ${f(end.rssMb)} MB at the end, ${f(end.maxRssMb)} MB peak`,
+);
+console.log(
+  `books: ${books.rows} log rows written; usage log quota ${books.logged}, users' used quota ${books.used}, tokens' ${books.tokenUsed}: ${books.logged === books.used && books.used === books.tokenUsed ? 'reconciled' : 'MISMATCH'}`,
+);
+console.log('targets:');
+console.log(
+  `  CPU per request ${cpuRatios.map((x) => x.toFixed(2)).join(' / ')}x the bare proxy at 16 / 64 connections (<= 1.6)`,
+);
+console.log(
+  `  throughput ${tputRatios.map((x) => x.toFixed(2)).join(' / ')}x the bare proxy at 16 / 64 connections`,
+);
+console.log(
+  `  p99 added at half of top throughput: median ${f(median(open.map((p) => lat(p.gateway, 99) - lat(p.bare, 99))), 2)} ms (<= 5)`,
+);
+console.log(`  longest event-loop stall: ${f(Math.max(...all), 1)} ms over every run (<= 20)`);
+console.log(
+  `load average after: ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);
+process.exit(books.logged === books.used ? 0 : 1);

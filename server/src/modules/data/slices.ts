@@ -1,0 +1,58 @@
+/**
+ * Time-sliced reads for background jobs that scan the usage log (the dashboard export): the window of
+ * `created_at` is read in consecutive slices sized so each query takes about `budgetMs`, with a turn of the
+ * event loop between slices. On SQLite (whose driver runs queries on the main thread) one large GROUP BY over
+ * hundreds of thousands of rows held the loop for seconds; sliced, no query holds it longer than about the
+ * budget, and on the other engines the slices cost only more round trips.
+ */
+export interface SlicePace {
+  /** Seconds of `created_at` in the first slice. */
+  firstStep: number;
+  minStep: number;
+  budgetMs: number;
+}
+
+export const DEFAULT_SLICES: SlicePace = { firstStep: 3600, minStep: 60, budgetMs: 8 };
+
+export const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Calls `read(from, to)` for [since, since + step), [since + step, ...) until the slice that passes `end`, which
+ * is read open-ended (`to` undefined) so rows written later with a later time are not missed. The step halves
+ * when a slice took over the budget and doubles when it took under a quarter of it.
+ */
+export async function readInSlices(
+  since: number,
+  end: number,
+  read: (from: number, to: number | undefined) => Promise<void>,
+  pace: SlicePace = DEFAULT_SLICES,
+): Promise<void> {
+  let step = pace.firstStep;
+  for (let from = since; ; ) {
+    const to = from + step;
+    const last = to > end;
+    const started = performance.now();
+    await read(from, last ? undefined : to);
+    if (last) return;
+    from = to;
+    const took = performance.now() - started;
+    if (took > pace.budgetMs) step = Math.max(pace.minStep, Math.floor(step / 2));
+    else if (took < pace.budgetMs / 4) step *= 2;
+    await tick();
+  }
+}
+
+/** Adds `row` into the entry of `key` (summing the `sums` fields), or stores it as that key's first row. */
+export function mergeInto<T extends Record<string, unknown>>(
+  into: Map<string, T>,
+  key: string,
+  row: T,
+  sums: ReadonlyArray<keyof T>,
+): void {
+  const seen = into.get(key);
+  if (!seen) {
+    into.set(key, row);
+    return;
+  }
+  for (const f of sums) (seen as Record<keyof T, number>)[f] = Number(seen[f]) + Number(row[f]);
+}

@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyDeltas, type DeltaTable } from '../src/ledger/account-deltas.ts';
+import { DATABASES } from './support/databases.ts';
+import { startServer, type TestServer } from './support/server.ts';
+
+const USERS: DeltaTable = {
+  table: 'users',
+  columns: [
+    { name: 'quota', op: '-' },
+    { name: 'used_quota', op: '+' },
+    { name: 'request_count', op: '+' },
+  ],
+};
+const TOKENS: DeltaTable = {
+  table: 'tokens',
+  columns: [
+    { name: 'remain_quota', op: '-' },
+    { name: 'used_quota', op: '+' },
+    { name: 'accessed_time', op: '=' },
+  ],
+};
+
+// More than one statement's worth (256) and not a power of two, so chunks and padding rows both run.
+const ACCOUNTS = 300;
+// Near 2^53: the amounts must stay exact on every engine.
+const BIG = 2 ** 52;
+
+describe.each(DATABASES)('set-based account updates on $name', (engine) => {
+  let server: TestServer;
+  const ids: number[] = [];
+
+  beforeAll(async () => {
+    server = await startServer({ db: engine });
+    const now = Math.floor(Date.now() / 1000);
+    const rows = Array.from({ length: ACCOUNTS }, (_, i) => ({
+      username: `delta-${i}`,
+      password: 'x',
+      display_name: '',
+      role: 1,
+      status: 1,
+      email: '',
+      github_id: '',
+      oidc_id: '',
+      wechat_id: '',
+      telegram_id: '',
+      linux_do_id: '',
+      access_token: null,
+      quota: BIG + i,
+      used_quota: i,
+      request_count: 0,
+      group: 'default',
+      aff_code: `delta-${i}`,
+      aff_count: 0,
+      aff_quota: 0,
+      aff_history_quota: 0,
+      inviter_id: 0,
+      setting: '{}',
+      created_at: now,
+      deleted_at: null,
+    }));
+    await server.ctx.db.db.insertInto('users').values(rows).execute();
+    const found = await server.ctx.db.db
+      .selectFrom('users')
+      .select('id')
+      .where('username', 'like', 'delta-%')
+      .execute();
+    ids.push(...found.map((r) => Number(r.id)).sort((a, b) => a - b));
+    await server.ctx.db.db
+      .insertInto('tokens')
+      .values(
+        ids.slice(0, 3).map((id) => ({
+          user_id: id,
+          key: `delta-key-${id}`,
+          status: 1,
+          name: 'delta',
+          created_time: now,
+          accessed_time: 0,
+          expired_time: -1,
+          remain_quota: 1000,
+          unlimited_quota: 0,
+          model_limits_enabled: 0,
+          model_limits: '',
+          allow_ips: '',
+          used_quota: 0,
+          group: '',
+          deleted_at: null,
+        })),
+      )
+      .execute();
+  }, 60_000);
+  afterAll(() => server?.close());
+
+  it('moves every account of a batch exactly, in two statements for 300 users and one for 3 tokens', async () => {
+    const { db } = server.ctx;
+    const deltas = ids.map((id, i) => [id, i * 3 + 1, i * 3 + 1, (i % 4) + 1]);
+    const tokens = await db.db
+      .selectFrom('tokens')
+      .select('id')
+      .where('key', 'like', 'delta-key-%')
+      .execute();
+    const tokenIds = tokens.map((t) => Number(t.id));
+    await db.db.transaction().execute(async (trx) => {
+      await applyDeltas(db, trx, USERS, deltas.slice().reverse());
+      await applyDeltas(
+        db,
+        trx,
+        TOKENS,
+        tokenIds.map((id) => [id, 7, 7, 1234]),
+      );
+    });
+    const users = await db.db
+      .selectFrom('users')
+      .select(['id', 'quota', 'used_quota', 'request_count'])
+      .where('username', 'like', 'delta-%')
+      .orderBy('id')
+      .execute();
+    expect(users).toHaveLength(ACCOUNTS);
+    users.forEach((u, i) => {
+      expect(Number(u.quota)).toBe(BIG + i - (i * 3 + 1));
+      expect(Number(u.used_quota)).toBe(i + i * 3 + 1);
+      expect(Number(u.request_count)).toBe((i % 4) + 1);
+    });
+    const after = await db.db
+      .selectFrom('tokens')
+      .select(['remain_quota', 'used_quota', 'accessed_time'])
+      .where('key', 'like', 'delta-key-%')
+      .execute();
+    for (const t of after)
+      expect([Number(t.remain_quota), Number(t.used_quota), Number(t.accessed_time)]).toEqual([993, 7, 1234]);
+    // No other row moved (the padding rows match nothing).
+    const others = await db.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.sum('used_quota').as('s'))
+      .where('username', 'not like', 'delta-%')
+      .executeTakeFirst();
+    expect(Number(others?.s ?? 0)).toBe(0);
+  });
+});
