@@ -248,7 +248,8 @@ describe('channel cost and margin', () => {
     await expect.poll(() => page.getByTestId('log-stat-cost').innerText()).toBe('上游成本：3662');
     expect(await page.getByTestId('log-stat-margin').innerText()).toBe('毛利：778（17.5%）');
     // A row's own cost, in its details: the newest row went through Direct at 1.2 x, sold at 110, a loss of 22.
-    await page.locator('.ant-table-tbody tr.ant-table-row').first().click();
+    // The row's first cell (its time): the middle of a row may be a link or a tooltip that keeps the click.
+    await page.locator('.ant-table-tbody tr.ant-table-row').first().locator('td').first().click();
     const costItem = page
       .locator('.ant-descriptions-row')
       .filter({ has: page.locator('.ant-descriptions-item-label', { hasText: /^上游成本$/ }) })
@@ -263,7 +264,7 @@ describe('channel cost and margin', () => {
       .poll(() => modal.locator('.ant-statistic').filter({ hasText: '毛利率' }).innerText())
       .toContain('17.5%');
     await shootAll(page, 'margin-log-row', async (p) => {
-      await p.locator('.ant-table-tbody tr.ant-table-row').first().click();
+      await p.locator('.ant-table-tbody tr.ant-table-row').first().locator('td').first().click();
       await p.locator('[data-testid="log-billing"]').waitFor();
     });
     await shootAll(page, 'margin-logs', async (p) => {
