@@ -43,6 +43,7 @@ export interface Charge {
  */
 export class LedgerWriter {
   private queue: Charge[] = [];
+  private readonly settling = new Set<Promise<unknown>>();
   private chain: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout;
   /** Set by the ledger when balances are shared through Redis: told before and after each database write. */
@@ -79,9 +80,23 @@ export class LedgerWriter {
     return this.queue.length;
   }
 
+  /**
+   * A settle in progress (with Redis it waits for its charge to be decided there): a flush waits for the settles
+   * already running, so that what was answered before a flush (or a shutdown) is in it.
+   */
+  track<T>(settle: Promise<T>): Promise<T> {
+    this.settling.add(settle);
+    settle.then(
+      () => this.settling.delete(settle),
+      () => this.settling.delete(settle),
+    );
+    return settle;
+  }
+
   /** Writes everything queued so far; concurrent calls are serialised. */
   flush(): Promise<void> {
     this.chain = this.chain
+      .then(() => Promise.allSettled([...this.settling]))
       .then(() => this.writeBatch())
       .catch((err) => this.ctx.log.error({ err }, 'ledger flush failed; will retry'));
     return this.chain;

@@ -14,7 +14,22 @@ import type { RelayState } from './state.ts';
  * formula at the channel's price, billing/channel-cost.ts), and checks the quota warning.
  * Returns the quota charged, or null when the hold had already been settled.
  */
-export async function settle(
+export function settle(
+  state: RelayState,
+  req: RelayRequest,
+  caller: Caller,
+  input: RelayInput,
+  hold: Hold,
+  price: Price & { unset: boolean },
+  produced: Produced,
+  ch: ChannelEntry,
+  chain: number[],
+  startedAt: number,
+): Promise<number | null> {
+  return state.writer.track(charge(state, req, caller, input, hold, price, produced, ch, chain, startedAt));
+}
+
+async function charge(
   state: RelayState,
   req: RelayRequest,
   caller: Caller,

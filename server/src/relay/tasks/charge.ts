@@ -82,7 +82,7 @@ export async function chargeTask(
   const { ctx } = state;
   if (!hold || f.price.quota <= 0) return;
   const before = caller.user.balance.available + hold.amount;
-  const quota = await state.ledger.settle(hold, f.price.quota);
+  const quota = await state.writer.track(state.ledger.settle(hold, f.price.quota));
   if (quota === null) return;
   const useMs = performance.now() - f.startedAt;
   const content = `模型固定价格 ${f.price.modelPrice.toFixed(2)}，分组倍率 ${f.price.groupRatio.toFixed(2)}，操作 ${f.action}${f.taskId ? `，ID ${f.taskId}` : ''}`;
