@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
@@ -57,9 +58,10 @@ describe('redemption codes', () => {
     await page.locator('.ant-modal-confirm').getByRole('button', { name: '下载' }).click();
     const file = await download;
     expect(file.suggestedFilename()).toBe('e2e-batch.txt');
-    keys = readFileSync(await file.path(), 'utf8')
-      .trim()
-      .split('\n');
+    // The browser is shared over a connection (one chromium per run): the download is copied here to be read.
+    const saved = join(ARTIFACTS, 'redemption-download.txt');
+    await file.saveAs(saved);
+    keys = readFileSync(saved, 'utf8').trim().split('\n');
     expect(keys).toHaveLength(2);
     for (const k of keys) expect(k).toMatch(/^[0-9a-f]{32}$/);
 
