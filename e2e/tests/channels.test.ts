@@ -258,7 +258,11 @@ describe('channels page', () => {
       )
       .toBe(5);
 
-    await page.getByRole('switch', { name: '批量操作' }).click();
+    // Batch mode on, and its selection column shown, before ticking (a click during a re-render can be lost).
+    const batch = page.getByRole('switch', { name: '批量操作' });
+    await batch.click();
+    await expect.poll(() => batch.getAttribute('aria-checked')).toBe('true');
+    await page.locator('.ant-table-thead .ant-checkbox-input').waitFor();
     await page.locator('.ant-table-thead .ant-checkbox-input').check();
     await page.getByRole('button', { name: '批量设置标签' }).click();
     await page.locator('.ant-modal').getByPlaceholder('请输入标签名称').fill('team');
