@@ -1,8 +1,6 @@
-import { type ChildProcess, fork } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { buildServer, SERVER_ENV, SERVER_NODE_FLAGS } from '../../scripts/server-runtime.mjs';
-import { pin, pinLoadGenerator } from '../pin.ts';
 import { median, percentile } from '../stats.ts';
+import { ask, type Books, buildChildren, reconciled, type Stats, stopAll } from './children.ts';
 import { closedLoop, type MixResult, openLoop } from './load.ts';
 import { makeMix } from './traffic.ts';
 
@@ -20,52 +18,7 @@ const SECONDS = Number(process.env.MIX_SECONDS ?? 5);
 const ROUNDS = Number(process.env.MIX_ROUNDS ?? 3);
 const LOGINS = 4;
 
-const built = new Map<string, string>();
-for (const name of ['mock-upstream', 'baseline-proxy', 'mix/gateway'])
-  built.set(name, await buildServer(`bench/${name}.ts`, `bench/dist/${name.replace('/', '-')}.js`));
-const pinned = pinLoadGenerator();
-if (!pinned) console.log('note: taskset unavailable or one core only; processes are not pinned');
-
-function start(name: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; msg: any }> {
-  const gateway = name === 'mix/gateway';
-  const child = fork(built.get(name) as string, [], {
-    // MIX_PROFILE=<dir>: a CPU profile of the gateway over the whole run, written when it stops.
-    execArgv: gateway
-      ? [
-          ...SERVER_NODE_FLAGS,
-          ...(process.env.MIX_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.MIX_PROFILE}`] : []),
-        ]
-      : [],
-    env: { ...(gateway ? SERVER_ENV : {}), ...process.env, ...env },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  return new Promise((resolve, reject) => {
-    child.once('message', (msg) => {
-      if (pinned && child.pid) pin(child.pid, 1);
-      resolve({ child, msg });
-    });
-    child.once('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
-  });
-}
-let asked = 0;
-/** A command to a child; answers carry the command's id (the gateway's background work answers late). */
-const ask = <T>(child: ChildProcess, cmd: string): Promise<T> =>
-  new Promise((resolve) => {
-    const id = ++asked;
-    const on = (m: { id?: number }) => {
-      if (m.id !== undefined && m.id !== id) return;
-      child.off('message', on);
-      resolve(m as T);
-    };
-    child.on('message', on);
-    child.send({ cmd, id });
-  });
-interface Stats {
-  cpuUs: number;
-  rssMb: number;
-  maxRssMb: number;
-  stallMs?: number;
-}
+const start = await buildChildren(['mock-upstream', 'baseline-proxy', 'mix/gateway']);
 
 const mock = await start('mock-upstream');
 const upstream = `http://127.0.0.1:${mock.msg.port}`;
@@ -166,14 +119,8 @@ for (let round = 0; round < ROUNDS; round++) {
   open.push(pair);
 }
 const end = await ask<Stats>(gw.child, 'stats');
-const books = await ask<{ logged: number; used: number; tokenUsed: number; rows: number }>(
-  gw.child,
-  'reconcile',
-);
-gw.child.send({ cmd: 'stop' });
-await new Promise((r) => gw.child.once('exit', r));
-bare.child.kill();
-mock.child.kill();
+const books = await ask<Books>(gw.child, 'reconcile');
+await stopAll(gw.child, [bare.child, mock.child]);
 
 const f = (n: number, d = 0) => n.toFixed(d);
 console.log('\nclosed loop (medians of the pairs)');
@@ -232,7 +179,7 @@ console.log(
   `gateway RSS: ${f(gw.msg.rssMb)} MB after start, ${f(rssAfterWarmup)} MB after warm-up, ${f(end.rssMb)} MB at the end, ${f(end.maxRssMb)} MB peak`,
 );
 console.log(
-  `books: ${books.rows} log rows written; usage log quota ${books.logged}, users' used quota ${books.used}, tokens' ${books.tokenUsed}: ${books.logged === books.used && books.used === books.tokenUsed ? 'reconciled' : 'MISMATCH'}`,
+  `books: ${books.rows} log rows written; usage log quota ${books.logged}, users' used quota ${books.used}, tokens' ${books.tokenUsed}: ${reconciled(books) ? 'reconciled' : 'MISMATCH'}`,
 );
 console.log('targets:');
 console.log(
@@ -250,4 +197,4 @@ console.log(
     .map((x) => x.toFixed(2))
     .join(' ')}`,
 );
-process.exit(books.logged === books.used ? 0 : 1);
+process.exit(reconciled(books) ? 0 : 1);
