@@ -18,7 +18,7 @@ export function checkKeyFormat(type: number, key: string): void {
  * multi-line JSON document, so it is only split in batch mode, one JSON document per line.
  */
 export function splitBatchKeys(type: number, key: string, batch: boolean): string[] {
-  if (type === 41 && !batch) return [key];
+  if (adapterFor(type)?.keyIsDocument && !batch) return [key];
   const lines = key
     .split(/\r?\n/)
     .map((l) => l.trim())

@@ -11,6 +11,7 @@ import type { Database } from '../../db/index.ts';
 import { ApiError } from '../../infra/envelope.ts';
 import { adminUrlPolicy } from '../../infra/ssrf.ts';
 import { channelKeys, joinKeys, keptStates, splitKeys } from '../../relay/cache/channel-keys.ts';
+import { adapterFor } from '../../relay/providers/index.ts';
 import { deleteAbilities, rebuildAllAbilities, setAbilitiesEnabled, writeAbilities } from './abilities.ts';
 import { assertKeyCustody, copyKeepsKeys } from './custody.ts';
 import { keyViews } from './key-views.ts';
@@ -85,16 +86,12 @@ export function checkSetting(type: number, text: string | undefined) {
   if (cost) throw new ApiError(`setting.${cost.key} ${costProblemMessage(cost.problem)}`);
 }
 
-export function checkVertex(type: number, other: string) {
-  if (type !== 41) return;
-  if (!other.trim()) throw new ApiError('Vertex AI channels need a deployment region in "other"');
-  if (other.trim().startsWith('{')) {
-    try {
-      const regions = JSON.parse(other);
-      if (typeof regions?.default !== 'string') throw new Error();
-    } catch {
-      throw new ApiError('the Vertex AI region JSON must be an object with a "default" region');
-    }
+/** The channel type's own rule for the `other` field (a Vertex AI region), when it has one. */
+export function checkOther(type: number, other: string) {
+  try {
+    adapterFor(type)?.checkOther?.(other);
+  } catch (err) {
+    throw new ApiError((err as Error).message);
   }
 }
 
@@ -109,8 +106,8 @@ export async function createChannels(ctx: AppContext, input: ChannelCreateInput)
     ? [joinKeys(input.type, splitKeys(input.type, key))]
     : splitBatchKeys(input.type, key, input.mode === 'batch');
   for (const k of multi ? splitKeys(input.type, key) : keys) checkKeyFormat(input.type, k);
-  const other = input.other ?? (input.type === 18 ? 'v2.1' : '');
-  checkVertex(input.type, other);
+  const other = input.other ?? adapterFor(input.type)?.defaultOther ?? '';
+  checkOther(input.type, other);
   checkSetting(input.type, input.setting);
   checkTargets(ctx, input.base_url, input.setting);
   const groups = input.groups ?? input.group ?? [];
@@ -202,7 +199,7 @@ export async function updateChannel(ctx: AppContext, input: ChannelUpdateInput, 
     }
     assertKeyCustody(actorRole, row, set, !!key);
     const next = { ...row, ...set };
-    checkVertex(Number(next.type), next.other ?? '');
+    checkOther(Number(next.type), next.other ?? '');
     checkSetting(Number(next.type), next.setting ?? '');
     if (Object.keys(set).length) await db.updateTable('channels').set(set).where('id', '=', row.id).execute();
     if (input.status !== undefined && input.status !== Number(row.status)) {

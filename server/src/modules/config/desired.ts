@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.ts';
 import { joinKeys, splitKeys } from '../../relay/cache/channel-keys.ts';
 import { checkKeyFormat } from '../channels/keys.ts';
 import { channelCreateSchema } from '../channels/schema.ts';
-import { checkSetting, checkTargets, checkVertex } from '../channels/service.ts';
+import { checkSetting, checkTargets, checkOther } from '../channels/service.ts';
 import { optionDef } from '../options/registry.ts';
 import { normaliseOption } from '../options/store.ts';
 import { CHANNEL_STATUS, type ChannelEntry, type SecretRef } from './document.ts';
@@ -96,7 +96,7 @@ function channelRow(ctx: AppContext, entry: ChannelEntry, resolve: SecretResolve
   }
   const c = parsed.data;
   if (c.models.length === 0) throw new Error('at least one model is required');
-  checkVertex(c.type, c.other ?? '');
+  checkOther(c.type, c.other ?? '');
   checkSetting(c.type, c.setting);
   checkTargets(ctx, c.base_url, c.setting);
   if (key) for (const k of splitKeys(c.type, key)) checkKeyFormat(c.type, k);

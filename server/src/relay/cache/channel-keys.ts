@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { ChannelStatus } from '@modelgate/shared';
+import { adapterFor } from '../providers/index.ts';
 
-/** Vertex AI keys are service-account JSON documents: one object, or an array of them for many keys. */
-const JSON_KEY_TYPES = new Set([41]);
+/** Keys that are JSON documents (Vertex AI's service accounts): one object, or an array of them for many keys. */
+const documentKeys = (type: number) => adapterFor(type)?.keyIsDocument === true;
 
 /** What is known about one key of a channel that is not simply enabled. */
 export interface KeyState {
@@ -22,10 +23,10 @@ export interface ChannelKey {
 
 export const keyFingerprint = (key: string) => createHash('sha256').update(key).digest('hex').slice(0, 12);
 
-/** The keys a channel's key field holds: one per line, or (Vertex) one JSON object or an array of them. */
+/** The keys a channel's key field holds: one per line, or (document keys) one JSON object or an array of them. */
 export function splitKeys(type: number, raw: string): string[] {
   const text = raw.trim();
-  if (JSON_KEY_TYPES.has(type) && (text.startsWith('[') || text.startsWith('{'))) {
+  if (documentKeys(type) && (text.startsWith('[') || text.startsWith('{'))) {
     try {
       const v = JSON.parse(text);
       if (Array.isArray(v)) return v.map((o) => JSON.stringify(o));
@@ -42,7 +43,7 @@ export function splitKeys(type: number, raw: string): string[] {
 
 /** Joins keys back into the stored key field. */
 export function joinKeys(type: number, keys: string[]): string {
-  if (JSON_KEY_TYPES.has(type) && keys.length > 1) return `[${keys.join(',')}]`;
+  if (documentKeys(type) && keys.length > 1) return `[${keys.join(',')}]`;
   return keys.join('\n');
 }
 

@@ -10,6 +10,7 @@ import { cozeAdapter } from './coze/index.ts';
 import { difyAdapter } from './dify/index.ts';
 import { geminiAdapter } from './gemini/index.ts';
 import { hunyuanAdapter } from './hunyuan/index.ts';
+import { OPENAI_HOSTS_WITH_BALANCE } from './openai/balances.ts';
 import { openaiAdapter } from './openai/index.ts';
 import { palmAdapter } from './palm/index.ts';
 import type { ProviderAdapter } from './types.ts';
@@ -19,6 +20,7 @@ import { zhipuAdapter } from './zhipu/index.ts';
 
 /** Adapters by channel type; a type not listed falls back to OpenAI's when it speaks that format. */
 const BY_TYPE: Record<number, ProviderAdapter> = {
+  ...OPENAI_HOSTS_WITH_BALANCE, // OpenAI, Custom, OpenRouter, Moonshot, SiliconCloud, DeepSeek
   [ChannelType.Azure]: azureAdapter,
   [ChannelType.Anthropic]: anthropicAdapter,
   [ChannelType.Gemini]: geminiAdapter,

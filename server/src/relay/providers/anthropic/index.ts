@@ -1,5 +1,6 @@
 import { channelTypeInfo } from '@modelgate/shared';
 import type { ChannelEntry } from '../../cache/channels.ts';
+import { accountBase, listModelsAt } from '../model-list.ts';
 import type { ProviderAdapter, UpstreamCall } from '../types.ts';
 import { headerValues, modelExtraHeaders, requestedBetas } from './betas.ts';
 
@@ -31,6 +32,11 @@ export const anthropicAdapter: ProviderAdapter = {
     return h;
   },
   streamUsage: () => true,
+  listModels: (ch, http) =>
+    listModelsAt(http, `${accountBase(ch, 'https://api.anthropic.com')}/v1/models`, {
+      'x-api-key': ch.key,
+      'anthropic-version': API_VERSION,
+    }),
   prepareBody(body, _ch, call) {
     if (!call.options.bool('claude.thinking_adapter_enabled')) return false;
     const model = typeof body.model === 'string' ? body.model : '';

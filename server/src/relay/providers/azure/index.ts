@@ -1,4 +1,5 @@
 import type { ChannelEntry } from '../../cache/channels.ts';
+import { accountBase, listModelsAt } from '../model-list.ts';
 import { openaiAdapter } from '../openai/index.ts';
 import type { ProviderAdapter, UpstreamCall } from '../types.ts';
 
@@ -24,6 +25,8 @@ export const azureAdapter: ProviderAdapter = {
   },
   headers: (ch) => ({ 'api-key': ch.key }),
   streamUsage: () => true,
+  listModels: (ch, http) =>
+    listModelsAt(http, `${accountBase(ch)}/openai/models?api-version=2024-10-21`, { 'api-key': ch.key }),
   prepareBody(body, _ch, call) {
     if (call.format !== 'responses') return false;
     body.model = call.model.replaceAll('.', '');

@@ -1,5 +1,6 @@
 import { channelTypeInfo } from '@modelgate/shared';
 import type { ChannelEntry } from '../../cache/channels.ts';
+import { accountBase, listModelsAt } from '../model-list.ts';
 import type { ProviderAdapter, UpstreamCall } from '../types.ts';
 
 /** The harm categories `gemini.safety_settings` sets a threshold for. */
@@ -36,6 +37,12 @@ export const geminiAdapter: ProviderAdapter = {
   },
   headers: (ch) => ({ 'x-goog-api-key': ch.key }),
   streamUsage: () => true,
+  listModels: (ch, http) =>
+    listModelsAt(
+      http,
+      `${accountBase(ch, 'https://generativelanguage.googleapis.com')}/v1beta/models?pageSize=1000`,
+      { 'x-goog-api-key': ch.key },
+    ),
   prepareBody(body, _ch, call) {
     if (call.mode !== 'chat' || body.safetySettings !== undefined) return false;
     const rules = call.options.json<Record<string, string>>('gemini.safety_settings') ?? {};

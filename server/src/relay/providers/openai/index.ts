@@ -1,5 +1,6 @@
 import { ChannelType, channelTypeInfo } from '@modelgate/shared';
 import type { ChannelEntry } from '../../cache/channels.ts';
+import { accountBase, listModelsAt } from '../model-list.ts';
 import type { ProviderAdapter, UpstreamCall } from '../types.ts';
 
 /** Where OpenAI-compatible providers keep the `/v1` part of the path, when it is not `/v1`. */
@@ -33,14 +34,17 @@ export const openaiAdapter: ProviderAdapter = {
     const path = version ? call.path.replace(/^\/v1/, version) : call.path;
     return base + path;
   },
-  headers(ch: ChannelEntry) {
-    const h: Record<string, string> = { authorization: `Bearer ${ch.key}` };
-    if (ch.type === ChannelType.OpenAI && ch.organization) h['openai-organization'] = ch.organization;
-    if (ch.type === ChannelType.OpenRouter) {
-      h['http-referer'] = 'https://github.com/modelgate/modelgate';
-      h['x-title'] = 'ModelGate';
-    }
-    return h;
-  },
+  headers: bearer,
   streamUsage: (ch) => STREAM_USAGE.has(ch.type) || ch.type === ChannelType.Custom,
+  listModels: (ch, http) => listModelsAt(http, `${accountBase(ch)}/v1/models`, bearer(ch)),
 };
+
+function bearer(ch: ChannelEntry): Record<string, string> {
+  const h: Record<string, string> = { authorization: `Bearer ${ch.key}` };
+  if (ch.type === ChannelType.OpenAI && ch.organization) h['openai-organization'] = ch.organization;
+  if (ch.type === ChannelType.OpenRouter) {
+    h['http-referer'] = 'https://github.com/modelgate/modelgate';
+    h['x-title'] = 'ModelGate';
+  }
+  return h;
+}

@@ -1,7 +1,6 @@
-import { channelTypeInfo } from '@modelgate/shared';
 import type { ChannelEntry } from '../../cache/channels.ts';
 import { geminiAdapter } from '../gemini/index.ts';
-import type { ProviderAdapter, ProviderHttp, UpstreamCall } from '../types.ts';
+import type { ProviderAdapter, UpstreamCall } from '../types.ts';
 
 /** What PaLM model names are served by now that Google has shut the PaLM API down (2024-08-15). */
 export const PALM_CHAT_SUCCESSOR = 'gemini-2.0-flash';
@@ -35,15 +34,5 @@ export const palmAdapter: ProviderAdapter = {
       edited = true;
     }
     return edited;
-  },
-  async listModels(ch: ChannelEntry, http: ProviderHttp) {
-    const base =
-      ch.baseUrl || channelTypeInfo(ch.type)?.defaultBaseUrl || 'https://generativelanguage.googleapis.com';
-    const answer = (await http(`${base.replace(/\/+$/, '')}/v1beta/models?pageSize=1000`, {
-      headers: { 'x-goog-api-key': ch.key },
-    })) as { models?: Array<{ name?: unknown }> };
-    return (answer?.models ?? [])
-      .map((m) => (typeof m?.name === 'string' ? m.name.replace(/^models\//, '') : ''))
-      .filter(Boolean);
   },
 };

@@ -27,6 +27,18 @@ export const vertexAdapter: ProviderAdapter = {
   checkKey(key) {
     parseServiceAccount(key);
   },
+  keyIsDocument: true,
+  checkOther(other) {
+    if (!other.trim()) throw new Error('Vertex AI channels need a deployment region in "other"');
+    if (other.trim().startsWith('{')) {
+      let regions: { default?: unknown } | undefined;
+      try {
+        regions = JSON.parse(other);
+      } catch {}
+      if (typeof regions?.default !== 'string')
+        throw new Error('the Vertex AI region JSON must be an object with a "default" region');
+    }
+  },
   url(ch: ChannelEntry, call: UpstreamCall) {
     const sa = accountOf(ch);
     const claude = call.mode === 'chat' && call.format === 'anthropic';
