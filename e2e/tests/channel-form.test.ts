@@ -141,4 +141,42 @@ describe('channel form', () => {
     );
     expect(opened.errors).toEqual([]);
   });
+
+  test("shows each type's own fields as its channel type declares them", async () => {
+    const pickType = async (label: string) => {
+      await page.locator('#channel_type').click();
+      await page.keyboard.type(label);
+      await page.locator('.ant-select-item-option').filter({ hasText: label }).first().click();
+    };
+    const label = (text: string) => drawer().locator('label').filter({ hasText: text });
+    await openAdd();
+    // OpenAI: the organization field, and no `other` field.
+    await poll(() => label('OpenAI organization').count()).toBe(1);
+    expect(await drawer().locator('#channel_other').count()).toBe(0);
+
+    await pickType('Azure OpenAI (3)');
+    await poll(() => label('API version').count()).toBe(1);
+    expect(await drawer().getByText('Azure endpoint, e.g.', { exact: false }).count()).toBe(1);
+    expect(await label('OpenAI organization').count()).toBe(0);
+
+    // Spark: a version picker that starts at v2.1, the version a new Spark channel is saved with.
+    await pickType('iFlytek Spark (18)');
+    await poll(() => label('Spark version').count()).toBe(1);
+    const sparkItem = drawer()
+      .locator('.ant-form-item')
+      .filter({ has: page.locator('label', { hasText: 'Spark version' }) });
+    await poll(() => sparkItem.innerText()).toContain('v2.1');
+
+    // Vertex AI: the key is a JSON document in a text area; the region has a template.
+    await pickType('Vertex AI (41)');
+    await poll(() => label('Service-account JSON').count()).toBe(1);
+    expect(await drawer().locator('textarea#channel_key').count()).toBe(1);
+    await drawer().getByRole('button', { name: 'Fill template' }).first().click();
+    await poll(() => page.locator('#channel_other').inputValue()).toContain('"default": "us-central1"');
+
+    await pickType('Cloudflare (39)');
+    await poll(() => label('Account ID').count()).toBe(1);
+    expect(await drawer().locator('input#channel_key').count()).toBe(1);
+    expect(opened.errors).toEqual([]);
+  });
 });

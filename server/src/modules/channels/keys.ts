@@ -1,3 +1,4 @@
+import { channelTypeInfo } from '@modelgate/shared';
 import { ApiError } from '../../infra/envelope.ts';
 import { adapterFor } from '../../relay/providers/index.ts';
 
@@ -18,7 +19,7 @@ export function checkKeyFormat(type: number, key: string): void {
  * multi-line JSON document, so it is only split in batch mode, one JSON document per line.
  */
 export function splitBatchKeys(type: number, key: string, batch: boolean): string[] {
-  if (adapterFor(type)?.keyIsDocument && !batch) return [key];
+  if (channelTypeInfo(type)?.keyIsDocument && !batch) return [key];
   const lines = key
     .split(/\r?\n/)
     .map((l) => l.trim())

@@ -2,6 +2,7 @@ import {
   ChannelStatus,
   channelCostProblem,
   channelSettingFields,
+  channelTypeInfo,
   costProblemMessage,
   settingFieldError,
 } from '@modelgate/shared';
@@ -106,7 +107,7 @@ export async function createChannels(ctx: AppContext, input: ChannelCreateInput)
     ? [joinKeys(input.type, splitKeys(input.type, key))]
     : splitBatchKeys(input.type, key, input.mode === 'batch');
   for (const k of multi ? splitKeys(input.type, key) : keys) checkKeyFormat(input.type, k);
-  const other = input.other ?? adapterFor(input.type)?.defaultOther ?? '';
+  const other = input.other ?? channelTypeInfo(input.type)?.other?.default ?? '';
   checkOther(input.type, other);
   checkSetting(input.type, input.setting);
   checkTargets(ctx, input.base_url, input.setting);

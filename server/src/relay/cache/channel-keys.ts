@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import { ChannelStatus } from '@modelgate/shared';
-import { adapterFor } from '../providers/index.ts';
+import { ChannelStatus, channelTypeInfo } from '@modelgate/shared';
 
 /** Keys that are JSON documents (Vertex AI's service accounts): one object, or an array of them for many keys. */
-const documentKeys = (type: number) => adapterFor(type)?.keyIsDocument === true;
+const documentKeys = (type: number) => channelTypeInfo(type)?.keyIsDocument === true;
 
 /** What is known about one key of a channel that is not simply enabled. */
 export interface KeyState {

@@ -66,10 +66,6 @@ export interface ProviderAdapter {
   balance?(ch: ChannelEntry, http: ProviderHttp): Promise<number>;
   /** Checks a key's shape when a channel is saved; throws an Error whose message names the expected shape. */
   checkKey?(key: string): void;
-  /** A key is one multi-line document (a service account's JSON): split into one channel per line only in batch mode. */
-  keyIsDocument?: boolean;
-  /** The channel's `other` field when the form leaves it empty (an API version). */
-  defaultOther?: string;
   /** Checks the channel's `other` field when a channel is saved; throws an Error saying what it must hold. */
   checkOther?(other: string): void;
   url(ch: ChannelEntry, call: UpstreamCall): string;

@@ -26,7 +26,8 @@ import { ChannelKeys } from './ChannelKeys.tsx';
 import { DEFAULTS, type FormValues, fromChannel, toInput } from './channelForm.ts';
 import { KeyCustodyNotice } from './KeyCustodyNotice.tsx';
 import { ModelPicker, useTypeModels } from './ModelPicker.tsx';
-import { NOTICES, SPARK_VERSIONS, TEMPLATES } from './templates.ts';
+import { OtherInput } from './OtherInput.tsx';
+import { TEMPLATES } from './templates.ts';
 
 /** Create (no id) or edit a channel; opened by /channel/add and /channel/edit/:id. */
 export function ChannelDrawer({
@@ -80,7 +81,10 @@ export function ChannelDrawer({
 
   const onTypeChange = (next: number) => {
     if (editId) return;
-    form.setFieldsValue({ models: typeModels.data?.[String(next)] ?? [], other: next === 18 ? 'v2.1' : '' });
+    form.setFieldsValue({
+      models: typeModels.data?.[String(next)] ?? [],
+      other: channelTypeInfo(next)?.other?.default ?? '',
+    });
   };
 
   const save = useMutation({
@@ -111,8 +115,9 @@ export function ChannelDrawer({
     save.mutate(body);
   };
 
-  const hint = channelTypeInfo(type)?.keyHint;
-  const notice = NOTICES[type];
+  const info = channelTypeInfo(type);
+  const hint = info?.keyHint;
+  const notice = info?.notice;
   const json = (name: keyof typeof TEMPLATES & keyof FormValues, label: string, extra: string) => (
     <Form.Item label={label} extra={extra} style={{ marginBottom: 16 }}>
       <Form.Item name={name} noStyle rules={[jsonRule]} validateTrigger={['onChange', 'onBlur']}>
@@ -197,43 +202,11 @@ export function ChannelDrawer({
           <Form.Item
             name="base_url"
             label={t('channel.baseUrl')}
-            extra={type === 3 ? t('channel.azureEndpoint') : type === 8 ? t('channel.customUrl') : undefined}
+            extra={info?.baseUrlHint ? t(`channel.${info.baseUrlHint}`) : undefined}
           >
             <Input placeholder={t('channel.baseUrlPlaceholder')} maxLength={512} />
           </Form.Item>
-          {type === 3 && (
-            <Form.Item name="other" label={t('channel.azureVersion')}>
-              <Input placeholder={t('channel.azureVersionPlaceholder')} />
-            </Form.Item>
-          )}
-          {type === 18 && (
-            <Form.Item name="other" label={t('channel.sparkVersion')}>
-              <Select options={SPARK_VERSIONS.map((v) => ({ value: v, label: v }))} />
-            </Form.Item>
-          )}
-          {(type === 21 || type === 39) && (
-            <Form.Item
-              name="other"
-              label={t(type === 21 ? 'channel.knowledgeId' : 'channel.cloudflareAccount')}
-            >
-              <Input />
-            </Form.Item>
-          )}
-          {type === 41 && (
-            <Form.Item label={t('channel.vertexRegion')} extra={t('channel.vertexRegionHint')}>
-              <Form.Item name="other" noStyle>
-                <Input.TextArea autoSize={{ minRows: 1, maxRows: 8 }} style={{ fontFamily: 'monospace' }} />
-              </Form.Item>
-              <Button
-                size="small"
-                type="link"
-                style={{ paddingLeft: 0 }}
-                onClick={() => form.setFieldsValue({ other: TEMPLATES.vertex_region })}
-              >
-                {t('channel.fillTemplate')}
-              </Button>
-            </Form.Item>
-          )}
+          {info?.other && <OtherInput field={info.other} form={form} />}
           {channelSettingFields(type)
             .filter((f) => !f.hidden)
             .map((f) => (
@@ -265,7 +238,7 @@ export function ChannelDrawer({
           {editId && <KeyCustodyNotice />}
           <Form.Item
             name="key"
-            label={type === 41 ? t('channel.vertexKey') : t('channel.key')}
+            label={info?.keyIsDocument ? t('channel.documentKey') : t('channel.key')}
             rules={[{ required: !editId, whitespace: true, message: t('channel.keyRequired') }]}
             extra={
               [hint ? t('channel.keyFormat', { hint }) : '', editId ? t('channel.keyEditHint') : '']
@@ -273,7 +246,7 @@ export function ChannelDrawer({
                 .join(' · ') || undefined
             }
           >
-            {batch || type === 41 ? (
+            {batch || info?.keyIsDocument ? (
               <Input.TextArea
                 autoSize={{ minRows: 3, maxRows: 12 }}
                 placeholder={
@@ -318,7 +291,7 @@ export function ChannelDrawer({
           {editId && editing.data?.keys && editing.data.keys.length > 1 && (
             <ChannelKeys channelId={editId} keys={editing.data.keys} />
           )}
-          {type === 1 && (
+          {info?.organization && (
             <Form.Item name="openai_organization" label={t('channel.organization')}>
               <Input placeholder={t('channel.organizationPlaceholder')} />
             </Form.Item>

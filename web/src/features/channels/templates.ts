@@ -10,15 +10,3 @@ export const TEMPLATES = {
     2,
   ),
 } as const;
-
-export const SPARK_VERSIONS = ['v1.1', 'v2.1', 'v3.1', 'v3.5', 'v4.0', 'pro-128k', 'max-32k'];
-
-/** The notice the channel form shows for a type that needs a word of explanation (a key of `channel.*`). */
-export const NOTICES: Record<number, string> = {
-  40: 'siliconNotice',
-  37: 'difyNotice',
-  22: 'fastgptNotice',
-  36: 'sunoNotice',
-  2: 'mjNotice',
-  5: 'mjNotice',
-};

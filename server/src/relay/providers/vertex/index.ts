@@ -27,7 +27,6 @@ export const vertexAdapter: ProviderAdapter = {
   checkKey(key) {
     parseServiceAccount(key);
   },
-  keyIsDocument: true,
   checkOther(other) {
     if (!other.trim()) throw new Error('Vertex AI channels need a deployment region in "other"');
     if (other.trim().startsWith('{')) {

@@ -23,7 +23,6 @@ export const xunfeiAdapter: ProviderAdapter = {
   formatFor: () => 'xunfei',
   modes: new Set(),
   checkKey: (key) => void parseKey(key),
-  defaultOther: 'v2.1',
   url: (ch: ChannelEntry, call: UpstreamCall) => baseOf(ch) + sparkTarget(ch, call.model).path,
   headers: () => ({}),
   prepareBody(body, ch, call) {
