@@ -16,6 +16,9 @@ import { median, percentile } from './stats.ts';
  *   node --import tsx bench/cpu.ts                      the current code against the bare proxy
  *   node --import tsx bench/cpu.ts --save base          bundles the current code as build "base" and exits
  *   node --import tsx bench/cpu.ts --against base       also measures build "base", interleaved
+ *   node --import tsx bench/cpu.ts --save notrace --without-tracing
+ *                                                       saves a build whose tracing hooks are empty functions,
+ *                                                       to measure what the hooks cost with tracing off
  *   --rounds 5 --requests 3000 --conns 16 --only openai/json,anthropic/stream --profile <dir>
  *
  * --profile writes a CPU profile of the current gateway over the measured runs.
@@ -29,10 +32,24 @@ const { values: args } = parseArgs({
     conns: { type: 'string', default: '16' },
     only: { type: 'string' },
     profile: { type: 'string' },
+    'without-tracing': { type: 'boolean', default: false },
   },
 });
 
-const gatewayJs = await buildServer('bench/gateway.ts', 'bench/dist/gateway.js');
+// The relay's tracing hooks replaced by bench/no-tracing.ts: the gateway as it would be without them.
+const withoutTracing = {
+  name: 'without-tracing',
+  setup(b: { onResolve(o: { filter: RegExp }, f: () => { path: string }): void }) {
+    b.onResolve({ filter: /infra\/tracing\/relay-trace\.ts$/ }, () => ({
+      path: new URL('./no-tracing.ts', import.meta.url).pathname,
+    }));
+  },
+};
+const gatewayJs = await buildServer(
+  'bench/gateway.ts',
+  'bench/dist/gateway.js',
+  args['without-tracing'] ? [withoutTracing] : [],
+);
 if (args.save) {
   copyFileSync(gatewayJs, `bench/dist/gateway-${args.save}.js`);
   console.log(`saved bench/dist/gateway-${args.save}.js`);
