@@ -44,6 +44,8 @@ function spans(text: string, re: RegExp, accept?: (match: string) => boolean): S
 }
 
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,24}/g;
+// Retina image names (logo@2x.png) look like addresses: no top-level domain is a file extension.
+const FILE_SUFFIX = /\.(?:png|jpe?g|gif|svg|webp|avif|ico|bmp|js|mjs|ts|css|json|html?|txt|md|pdf)$/i;
 // 13-19 digits, single spaces or dashes allowed between them (4111 1111 1111 1111, 4111-1111-...).
 const CARD = /(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d])/g;
 // International (+44 20 7946 0958), North American with separators ((415) 555-0132, 415-555-0132) and PRC
@@ -58,7 +60,7 @@ const API_KEY =
 
 /** Each kind's detector: the spans of realistic text that are that kind of personal data or secret. */
 export const DETECTORS: Record<PiiKind, (text: string) => Span[]> = {
-  email: (text) => (text.includes('@') ? spans(text, EMAIL) : []),
+  email: (text) => (text.includes('@') ? spans(text, EMAIL, (m) => !FILE_SUFFIX.test(m)) : []),
   card: (text) =>
     spans(text, CARD, (m) => {
       const d = digitsOf(m);
