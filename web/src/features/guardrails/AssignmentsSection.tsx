@@ -114,7 +114,13 @@ export function AssignmentsSection({ options }: { options: OptionMap }) {
 
   return (
     <Card title={t('guardrails.assign.title')} size="small" style={{ marginBottom: 16 }}>
-      <Form form={form} layout="vertical" initialValues={initial} key={savedGroups + savedTokens}>
+      <Form
+        form={form}
+        name="guardrailAssign"
+        layout="vertical"
+        initialValues={initial}
+        key={savedGroups + savedTokens}
+      >
         <Row gutter={24}>
           <Col xs={24} md={12}>
             <h4>{t('guardrails.assign.groups')}</h4>

@@ -33,11 +33,13 @@ export function PoliciesSection({ options }: { options: OptionMap }) {
   return (
     <Card title={t('guardrails.policies.title')} size="small" style={{ marginBottom: 16 }}>
       <Typography.Paragraph type="secondary">{t('guardrails.policies.intro')}</Typography.Paragraph>
-      <Form form={form} layout="vertical" initialValues={initial} key={saved}>
+      <Form form={form} name="guardrailPolicies" layout="vertical" initialValues={initial} key={saved}>
         <Form.List name="policies">
           {(policies, { add, remove }) => (
             <>
-              {policies.length === 0 && <Empty description={t('guardrails.policies.empty')} />}
+              {policies.length === 0 && (
+                <Empty description={t('guardrails.policies.empty')} style={{ marginBottom: 16 }} />
+              )}
               {policies.map((policy) => (
                 <Card
                   key={policy.key}
