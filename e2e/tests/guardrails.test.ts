@@ -80,6 +80,11 @@ describe('guardrail settings in the console', () => {
     await page.getByTestId('save-guardrail-policies').click();
     await expect.poll(() => page.getByText('not a valid regular expression').count()).toBeGreaterThan(0);
     expect(gw.ctx.options.get('guardrails.policies')).toBe('{}');
+    // The refused save is the one failed request the page may log.
+    expect(opened.errors).toEqual([
+      'console: Failed to load resource: the server responded with a status of 400 (Bad Request)',
+    ]);
+    opened.errors.length = 0;
 
     await rules().nth(1).getByLabel('正则表达式').fill('project\\s+nightingale');
     await page.getByTestId('save-guardrail-policies').click();

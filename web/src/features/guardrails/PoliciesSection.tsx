@@ -64,7 +64,7 @@ export function PoliciesSection({ options }: { options: OptionMap }) {
                           <Input placeholder="strict" />
                         </Form.Item>
                       </Col>
-                      <Col flex="160px">
+                      <Col flex="200px">
                         <Form.Item
                           name={[policy.name, 'window']}
                           label={t('guardrails.policies.window')}
