@@ -32,6 +32,8 @@ export async function guardPrompt(
     texts.push(t);
     return t;
   });
+  // Gemini embeddings: their texts were read out of the body already.
+  if (input.embedTexts) texts.push(...input.embedTexts);
   let masked = false;
   for (const text of texts) {
     const { hits, block } = scan(text, matchers);
@@ -48,6 +50,7 @@ export async function guardPrompt(
     editPromptText(json, mask);
     input.json = json;
     if (input.hub) editHubText(input.hub, mask);
+    if (input.embedTexts) input.embedTexts = input.embedTexts.map(mask);
   }
   const answer = matchersFor(policy, 'answer', words);
   if (answer.length) input.answerGuard = () => new AnswerGuard(answer, policy.window);
