@@ -206,6 +206,27 @@ describe('relay: guardrails', () => {
       expect(JSON.stringify(row)).not.toContain('4111');
     });
 
+  for (const [format, model] of [
+    ['openai', 'guard-gpt'],
+    ['anthropic', 'guard-claude'],
+  ] as Array<[ClientFormat, string]>)
+    it(`${format} -> ${model}: a non-streamed answer a blocking rule matches is refused, logged and not charged`, async () => {
+      mock.pieces = ['The card ', '4111 1111 1111 1111', ' is the primary one.'];
+      const consumedBefore = (await logRows(2)).length;
+      const r = await say(format, server.url, answerBlockKey, model, 'Which card is primary?', false);
+      expect(r.error?.status).toBe(400);
+      expect(r.error?.message).toContain('the answer was stopped by guardrail rule card-out');
+      expect(r.error?.message).not.toContain('4111');
+      const [row] = await logRows(5);
+      expect(JSON.parse(row.other ?? '{}').guardrail).toEqual({
+        rule: 'card-out',
+        policy: 'no-cards-out',
+        side: 'answer',
+      });
+      expect(JSON.stringify(row)).not.toContain('4111');
+      expect((await logRows(2)).length).toBe(consumedBefore);
+    });
+
   it("refuses a prompt the moderation channel scores at or over the rule's threshold", async () => {
     mock.pieces = ['Fine.'];
     mock.scores = { violence: 0.91 };

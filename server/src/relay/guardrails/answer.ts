@@ -17,6 +17,8 @@ export class AnswerGuard {
   constructor(
     private readonly matchers: readonly Matcher[],
     private readonly window: number,
+    /** Writes the error row of a refused non-streamed answer (a stopped stream is told in its own row). */
+    readonly logRefusal: (rule: string) => void = () => {},
   ) {}
 
   private masker(choice: number): StreamMasker {

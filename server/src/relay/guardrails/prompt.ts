@@ -53,7 +53,11 @@ export async function guardPrompt(
     if (input.embedTexts) input.embedTexts = input.embedTexts.map(mask);
   }
   const answer = matchersFor(policy, 'answer', words);
-  if (answer.length) input.answerGuard = () => new AnswerGuard(answer, policy.window);
+  const logRefusal = (rule: string) => {
+    req.log.info({ guardrail: rule, policy: policy.name }, 'guardrail blocked the answer');
+    logBlock(state, req, caller, input, { rule, policy: policy.name, side: 'answer' });
+  };
+  if (answer.length) input.answerGuard = () => new AnswerGuard(answer, policy.window, logRefusal);
 }
 
 function refuse(

@@ -4,7 +4,10 @@ import type { AnswerGuard } from './answer.ts';
 /** A whole text through the guard: masked, or the refusal thrown when a blocking rule fires. */
 function guardText(guard: AnswerGuard, text: string, choice: number): string {
   const out = guard.pass(text, choice) + guard.flush(choice);
-  if (guard.blocked) throw guard.error();
+  if (guard.blocked) {
+    guard.logRefusal(guard.blockedRule as string);
+    throw guard.error();
+  }
   return out;
 }
 
