@@ -25,10 +25,13 @@ let page: Page;
 
 const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
 const rules = () => page.getByTestId('guardrail-rule');
-/** Picks an option of the antd select inside `scope` by its visible label. */
-async function pick(scope: ReturnType<Page['locator']>, label: string, option: string) {
-  await scope.getByLabel(label, { exact: true }).click();
-  await page.locator('.ant-select-dropdown:visible').getByTitle(option, { exact: true }).click();
+/** Picks an option of rule `rule`'s select `field`, in that select's own dropdown (others may be closing). */
+async function pick(rule: number, field: string, option: string) {
+  const id = `guardrailPolicies_policies_0_rules_${rule}_${field}`;
+  await page.locator(`.ant-select:has(#${id})`).click();
+  const popup = page.locator(`.ant-select-dropdown:has([id="${id}_list"])`);
+  await popup.locator(`.ant-select-item-option[title="${option}"]`).click();
+  await expect.poll(() => page.locator(`.ant-select:has(#${id})`).innerText()).toBe(option);
 }
 
 beforeAll(async () => {
@@ -64,15 +67,15 @@ describe('guardrail settings in the console', () => {
 
     await policy.getByRole('button', { name: '添加规则' }).click();
     await rules().nth(1).getByLabel('规则 ID').fill('codename');
-    await pick(rules().nth(1), '类型', '正则表达式');
-    await pick(rules().nth(1), '检查', '提示词');
-    await pick(rules().nth(1), '处理方式', '拦截');
+    await pick(1, 'type', '正则表达式');
+    await pick(1, 'on', '提示词');
+    await pick(1, 'mode', '拦截');
     await rules().nth(1).getByLabel('正则表达式').fill('project\\s+(');
     await rules().nth(1).getByText('不区分大小写').click();
 
     await policy.getByRole('button', { name: '添加规则' }).click();
     await rules().nth(2).getByLabel('规则 ID').fill('violence');
-    await pick(rules().nth(2), '类型', '审核接口');
+    await pick(2, 'type', '审核接口');
     await rules().nth(2).getByLabel('审核渠道 ID').fill('7');
     await rules().nth(2).getByRole('button', { name: '添加阈值' }).click();
     await page.locator('#guardrailPolicies_policies_0_rules_2_thresholds_0_category').fill('violence');
