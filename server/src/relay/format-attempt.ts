@@ -12,6 +12,7 @@ import { sealingEncoder } from './formats/envelope/stream.ts';
 import { DROPPED_TOOLS_HEADER } from './formats/hosted-tools.ts';
 import type { CodecContext, HubError, HubRequest, HubUsage, WireFormat } from './formats/hub.ts';
 import { countPrompt, usageFromHub } from './formats/hub-count.ts';
+import { answerBlocked, guardAnswerParts } from './guardrails/whole-answer.ts';
 import type { Produced, RelayInput } from './input.ts';
 import type { Outgoing } from './outgoing.ts';
 import type { ProviderAdapter, UpstreamCall, UpstreamResponse } from './providers/types.ts';
@@ -75,7 +76,9 @@ export async function answerInFormats(x: FormatExchange, text: string): Promise<
   noteDroppedTools(x);
   const answer = upstreamCodecFor(x.call.format).decodeResponse(json, upstreamCtx(x));
   const usage = await billable(x, answer.usage, () => answerText(answer.parts));
-  if (x.out.converted) {
+  const guard = x.input.answerGuard?.(); // guardrails: answer side (a masked answer is re-encoded)
+  if (guard) guardAnswerParts(guard, answer.parts);
+  if (x.out.converted || guard) {
     const parts = sealAnswer(answer.parts, x.call.format, x.input.format, envelopeKeyOf(x.call.options));
     x.reply.code(200).send(codecFor(x.input.format).encodeResponse({ ...answer, parts }, clientCtx(x)));
   } else x.reply.code(200).header('content-type', 'application/json').send(text);
@@ -113,6 +116,17 @@ export async function streamInFormats(x: FormatExchange): Promise<Produced> {
   noteDroppedTools(x);
   const pingOn = state.ctx.options.bool('general_setting.ping_interval_enabled');
   const array = x.input.jsonArray === true;
+  const guard = x.input.answerGuard?.(); // guardrails: answer side (re-encodes a same-format stream to check it)
+  const encoder = x.out.converted
+    ? sealingEncoder(
+        codecFor(x.input.format).streamEncoder(clientCtx(x)),
+        x.call.format,
+        x.input.format,
+        envelopeKeyOf(x.call.options),
+      )
+    : guard
+      ? codecFor(x.input.format).streamEncoder(clientCtx(x))
+      : undefined;
   const outcome = await relayFormatStream(
     {
       res: x.res,
@@ -125,16 +139,10 @@ export async function streamInFormats(x: FormatExchange): Promise<Produced> {
       onStart: () => reply.hijack(),
       decoder: upstreamCodecFor(x.call.format).streamDecoder(upstreamCtx(x)),
       newDecoder: () => upstreamCodecFor(x.call.format).streamDecoder(upstreamCtx(x)),
-      encoder: x.out.converted
-        ? sealingEncoder(
-            codecFor(x.input.format).streamEncoder(clientCtx(x)),
-            x.call.format,
-            x.input.format,
-            envelopeKeyOf(x.call.options),
-          )
-        : undefined,
-      arrayFrames: array && !x.out.converted,
+      encoder,
+      arrayFrames: array && !encoder,
       errorFrame: (err) => streamErrorFrame(x.input.format, err, x.req.id),
+      guard,
     },
     x.startedAt,
   );
@@ -148,6 +156,7 @@ export async function streamInFormats(x: FormatExchange): Promise<Produced> {
     () => ({ text: outcome.text, calls: outcome.toolCalls }),
     cut,
   );
+  if (guard?.blocked) return { usage, firstAt: outcome.firstAt, ...answerBlocked(guard) };
   const note = outcome.clientGone
     ? 'client disconnected mid-stream'
     : outcome.error

@@ -2,6 +2,7 @@ import type { FormData } from 'undici';
 import type { Usage } from './billing/quota.ts';
 import type { HubRequest, WireFormat } from './formats/hub.ts';
 import type { Inspected, Mode } from './formats/openai/request.ts';
+import type { AnswerGuard } from './guardrails/answer.ts';
 
 /** A request ready to send: its parsed JSON body or its multipart form, and what inspection found. */
 export interface RelayInput {
@@ -24,6 +25,8 @@ export interface RelayInput {
   form?: FormData;
   /** Upload size in bytes (audio), for a duration estimate when the upstream reports none. */
   uploadBytes?: number;
+  /** The caller's guardrail policy reads the answer: a fresh guard for each attempt (relay/guardrails). */
+  answerGuard?: () => AnswerGuard;
 }
 
 /** What one successful attempt produced, for billing. */

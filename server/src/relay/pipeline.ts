@@ -20,6 +20,8 @@ import { failureStatus, RelayError, upstreamError } from './errors.ts';
 import type { RelayReply, RelayRequest } from './exchange.ts';
 import { answerInFormats, malformedAnswer, streamInFormats } from './format-attempt.ts';
 import { usageOf } from './formats/openai/answer-usage.ts';
+import { guardPrompt } from './guardrails/prompt.ts';
+import { guardChatAnswer } from './guardrails/whole-answer.ts';
 import type { Produced, RelayInput } from './input.ts';
 import { callFor, outgoingFor } from './outgoing.ts';
 import { adapterFor } from './providers/index.ts';
@@ -129,6 +131,7 @@ async function relay(
     );
   }
   state.sensitive.check(input.json);
+  await guardPrompt(state, req, caller, input); // guardrails: prompt side (relay/guardrails)
   const onSuccess = await state.rateLimit.acquire(caller.user.id, caller.group);
   const price = priceFor(state, caller, model);
   const qpu = ctx.options.float('QuotaPerUnit');
@@ -341,7 +344,11 @@ async function attemptOn(
       throw upstreamError(500, text, secrets);
     }
     const usage = await usageOf(input, call, json, out.json);
-    reply.code(200).header('content-type', contentType).send(text);
+    const guard = json && input.answerGuard?.(); // guardrails: answer side
+    reply
+      .code(200)
+      .header('content-type', contentType)
+      .send(guard ? guardChatAnswer(guard, json) : text);
     return { usage, firstAt: 0 };
   } catch (err) {
     if (controller.reason === CLIENT_GONE)

@@ -8,6 +8,7 @@ import {
   type RetentionOptionKey,
   retentionOptionProblem,
 } from '@modelgate/shared';
+import { assignmentProblem, policiesProblem } from '../../relay/guardrails/policy.ts';
 
 /**
  * Every option key the console knows, with its type and default. Values are strings in the database;
@@ -280,6 +281,10 @@ export const OPTIONS: Record<string, OptionDef> = {
   CheckSensitiveOnCompletionEnabled: b(false),
   StopOnSensitiveEnabled: b(true),
   SensitiveWords: t('test_sensitive'),
+  // Guardrails (relay/guardrails): named policies, assigned by group ("*" = every other group) and by token id
+  'guardrails.policies': withCheck(j('{}'), policiesProblem),
+  'guardrails.group_policies': withCheck(j('{}'), assignmentProblem),
+  'guardrails.token_policies': withCheck(j('{}'), assignmentProblem),
   // Dashboard data, chats, streaming
   DataExportEnabled: b(true),
   DataExportInterval: intAtLeast(5, 1),

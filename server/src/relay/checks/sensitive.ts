@@ -12,6 +12,8 @@ export interface SensitiveCheck {
   check(body: unknown): void;
   /** The first listed word found in the text, or undefined. */
   find(text: string): string | undefined;
+  /** The listed words, lower case (the guardrails' word-list rule reads them). */
+  words(): readonly string[];
 }
 
 export function createSensitiveCheck(ctx: AppContext): SensitiveCheck {
@@ -40,6 +42,7 @@ export function createSensitiveCheck(ctx: AppContext): SensitiveCheck {
 
   return {
     find,
+    words: () => words,
     check(body) {
       if (!ctx.options.bool('CheckSensitiveEnabled') || !ctx.options.bool('CheckSensitiveOnPromptEnabled'))
         return;

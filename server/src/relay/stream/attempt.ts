@@ -2,6 +2,7 @@ import { countChatPrompt, countText } from '../billing/tokenizer.ts';
 import type { ChannelEntry } from '../cache/channels.ts';
 import type { CallAbort } from '../call-abort.ts';
 import type { RelayReply, RelayRequest } from '../exchange.ts';
+import { answerBlocked } from '../guardrails/whole-answer.ts';
 import type { Produced, RelayInput } from '../input.ts';
 import type { UpstreamCall, UpstreamResponse } from '../providers/types.ts';
 import type { RelayState } from '../state.ts';
@@ -23,6 +24,7 @@ export async function streamAttempt(
 ): Promise<Produced> {
   const { ctx } = state;
   const pingOn = ctx.options.bool('general_setting.ping_interval_enabled');
+  const guard = input.answerGuard?.(); // guardrails: answer side
   const out = await relayStream(
     {
       res,
@@ -32,7 +34,8 @@ export async function streamAttempt(
       pingSeconds: pingOn ? Math.max(1, ctx.options.int('general_setting.ping_interval_seconds')) : 0,
       abort: () => controller.abort(),
       onStart: () => reply.hijack(),
-      rewrite: chunkRewrite(ch),
+      rewrite: chunkRewrite(ch, guard),
+      guard,
     },
     startedAt,
   );
@@ -65,6 +68,7 @@ export async function streamAttempt(
         }
       : null;
   finishStream(reply.raw, out, usageChunk);
+  if (guard?.blocked) return { usage, firstAt: out.firstAt, ...answerBlocked(guard) };
   const note = out.clientGone
     ? 'client disconnected mid-stream'
     : out.error

@@ -9,6 +9,7 @@ import type {
   HubUsage,
   SseEvent,
 } from '../formats/hub.ts';
+import type { AnswerGuard } from '../guardrails/answer.ts';
 import type { UpstreamResponse } from '../providers/types.ts';
 import { networkError } from '../upstream.ts';
 import { ClientStream, type ClientStreamOptions } from './client-stream.ts';
@@ -25,6 +26,8 @@ export interface FormatStreamOptions extends ClientStreamOptions {
   arrayFrames?: boolean;
   /** With no encoder: the event that ends the client's stream after a failure mid-stream, in its protocol. */
   errorFrame: (err: HubError) => string;
+  /** Guardrails on the answer: the text events pass through it (requires an encoder). */
+  guard?: AnswerGuard;
 }
 
 export interface FormatOutcome {
@@ -107,8 +110,9 @@ export async function relayFormatStream(o: FormatStreamOptions, startedAt: numbe
     }
   };
   /** The client's bytes for the events read so far. */
-  const drain = (events: HubEvent[]): string => {
+  const drain = (events: HubEvent[], guarded = false): string => {
     let buf = '';
+    if (o.guard && !guarded) events = o.guard.events(events); // guardrails: answer side
     for (const e of events) {
       track(e);
       if (o.encoder && (client.started || e.type !== 'error')) buf += o.encoder.push(e);
@@ -144,6 +148,12 @@ export async function relayFormatStream(o: FormatStreamOptions, startedAt: numbe
     for await (const chunk of o.res.body) {
       parser.feed(text.write(chunk as Buffer));
       const buf = decodePending();
+      if (o.guard?.blocked) {
+        // A blocked answer is the gateway's refusal: never retried elsewhere; once started, the error frame ends it.
+        if (!client.started) throw o.guard.error();
+        await client.write(buf);
+        break;
+      }
       // Before the first byte an error event is an ordinary failure: thrown, so another channel may answer.
       if (out.error && !client.started) throw out.error;
       if (o.encoder || o.arrayFrames) {
@@ -153,7 +163,9 @@ export async function relayFormatStream(o: FormatStreamOptions, startedAt: numbe
     }
     if (!client.clientGone) {
       parser.feed(`${text.end()}\n\n`);
-      const buf = decodePending() + drain(o.decoder.end());
+      let buf = decodePending() + drain(o.decoder.end());
+      if (o.guard) buf += drain(o.guard.end(), true);
+      if (o.guard?.blocked && !client.started) throw o.guard.error();
       if (out.error && !client.started) throw out.error;
       if (buf && (o.encoder || o.arrayFrames)) await client.write(buf);
       // An encoder may hold everything until the end (a Gemini client gets function calls whole).

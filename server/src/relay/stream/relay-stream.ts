@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Usage } from '../billing/quota.ts';
 import { RelayError } from '../errors.ts';
 import { readUsage } from '../formats/openai/usage.ts';
+import type { AnswerGuard } from '../guardrails/answer.ts';
 import type { UpstreamResponse } from '../providers/types.ts';
 import { networkError } from '../upstream.ts';
 import { ClientStream, type ClientStreamOptions } from './client-stream.ts';
@@ -13,6 +14,8 @@ export interface StreamOptions extends ClientStreamOptions {
   wantsUsage: boolean;
   /** Rewrites each parsed chunk before it is sent (channel settings); absent = events forwarded as received. */
   rewrite?: (chunk: any) => any[];
+  /** Guardrails on the answer (its check runs in `rewrite`): a block ends the stream with an error event. */
+  guard?: AnswerGuard;
 }
 
 export interface StreamOutcome {
@@ -136,11 +139,22 @@ export async function relayStream(o: StreamOptions, startedAt: number): Promise<
   try {
     for await (const chunk of o.res.body) {
       const buf = handle(reader.push(chunk as Buffer));
+      if (o.guard?.blocked) {
+        // The gateway's refusal: never retried elsewhere; once started, finishStream writes the error event.
+        if (!started()) throw o.guard.error();
+        out.error = o.guard.error();
+        if (buf) await client.write(buf);
+        break;
+      }
       if (out.error && !started()) throw out.error;
       if (buf) await client.write(buf);
       if (client.clientGone) break;
     }
     const tail = handle(reader.end());
+    if (o.guard?.blocked && !out.error) {
+      if (!started()) throw o.guard.error();
+      out.error = o.guard.error();
+    }
     if (tail) await client.write(tail);
   } catch (err) {
     if (!client.clientGone) {

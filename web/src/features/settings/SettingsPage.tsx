@@ -2,6 +2,7 @@ import { Spin, Tabs } from 'antd';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
+import { GuardrailsTab } from '../guardrails/GuardrailsTab.tsx';
 import { useOptions } from './api.ts';
 import { ModelsTab } from './ModelsTab.tsx';
 import { OtherTab } from './OtherTab.tsx';
@@ -9,10 +10,10 @@ import { OperationTab } from './operation/OperationTab.tsx';
 import { RateLimitTab } from './RateLimitTab.tsx';
 import { SystemTab } from './system/SystemTab.tsx';
 
-const TABS = ['operation', 'ratelimit', 'models', 'system', 'other'] as const;
+const TABS = ['operation', 'ratelimit', 'models', 'guardrails', 'system', 'other'] as const;
 type Tab = (typeof TABS)[number];
 
-/** /setting?tab=operation|ratelimit|models|system|other (spec 001 §2); an unknown tab shows operation. */
+/** /setting?tab=operation|ratelimit|models|guardrails|system|other (spec 001 §2); an unknown tab shows operation. */
 export default function SettingsPage() {
   const { t } = useTranslation();
   const [params, setParams] = useSearchParams();
@@ -33,6 +34,8 @@ export default function SettingsPage() {
         return <RateLimitTab options={options} />;
       case 'models':
         return <ModelsTab options={options} />;
+      case 'guardrails':
+        return <GuardrailsTab options={options} />;
       case 'system':
         return <SystemTab options={options} />;
       default:

@@ -1,0 +1,120 @@
+import { LogType } from '@modelgate/shared';
+import type { Caller } from '../auth.ts';
+import { RelayError } from '../errors.ts';
+import type { RelayRequest } from '../exchange.ts';
+import type { RelayInput } from '../input.ts';
+import type { RelayState } from '../state.ts';
+import { AnswerGuard, BLOCKED_CODE } from './answer.ts';
+import { applyMasks, matchersFor, scan } from './matchers.ts';
+import { moderationFires } from './moderation.ts';
+import type { GuardrailPolicy } from './policy.ts';
+import { editHubText, editPromptText } from './prompt-text.ts';
+import { policyFor } from './resolve.ts';
+
+/**
+ * The guardrails' prompt side, run before any hold: blocking rules refuse the request (400 in the caller's
+ * protocol, nothing sent upstream, nothing charged, an error log row naming the rule), mask rules rewrite the
+ * prompt in the request as it will be sent, moderation rules ask their channel. Leaves on `input` the factory
+ * of the answer side for each attempt.
+ */
+export async function guardPrompt(
+  state: RelayState,
+  req: RelayRequest,
+  caller: Caller,
+  input: RelayInput,
+): Promise<void> {
+  const policy = policyFor(state.ctx, caller);
+  if (!policy || !input.json) return;
+  const words = () => state.sensitive.words();
+  const matchers = matchersFor(policy, 'prompt', words);
+  const texts: string[] = [];
+  editPromptText(input.json, (t) => {
+    texts.push(t);
+    return t;
+  });
+  // Gemini embeddings: their texts were read out of the body already.
+  if (input.embedTexts) texts.push(...input.embedTexts);
+  let masked = false;
+  for (const text of texts) {
+    const { hits, block } = scan(text, matchers);
+    if (block) refuse(state, req, caller, input, policy, block.rule);
+    if (hits.length) masked = true;
+  }
+  for (const rule of policy.rules)
+    if (rule.type === 'moderation' && (await moderationFires(state, rule, texts.join('\n'))))
+      refuse(state, req, caller, input, policy, rule.id);
+  if (masked) {
+    const mask = (t: string) => applyMasks(t, scan(t, matchers).hits);
+    // A copy: the parsed body is tied to the client's bytes, which would otherwise go upstream unchanged.
+    const json = structuredClone(input.json);
+    editPromptText(json, mask);
+    input.json = json;
+    if (input.hub) editHubText(input.hub, mask);
+    if (input.embedTexts) input.embedTexts = input.embedTexts.map(mask);
+  }
+  const answer = matchersFor(policy, 'answer', words);
+  const logRefusal = (rule: string) => {
+    req.log.info({ guardrail: rule, policy: policy.name }, 'guardrail blocked the answer');
+    logBlock(state, req, caller, input, { rule, policy: policy.name, side: 'answer' });
+  };
+  if (answer.length) input.answerGuard = () => new AnswerGuard(answer, policy.window, logRefusal);
+}
+
+function refuse(
+  state: RelayState,
+  req: RelayRequest,
+  caller: Caller,
+  input: RelayInput,
+  policy: GuardrailPolicy,
+  rule: string,
+): never {
+  req.log.info({ guardrail: rule, policy: policy.name }, 'guardrail blocked the prompt');
+  logBlock(state, req, caller, input, { rule, policy: policy.name, side: 'prompt' });
+  throw new RelayError(
+    400,
+    `the request was refused by guardrail rule ${rule}`,
+    'invalid_request_error',
+    BLOCKED_CODE,
+  );
+}
+
+/** An error row in the usage log naming the rule that fired (never the text), charging nothing. */
+export function logBlock(
+  state: RelayState,
+  req: RelayRequest,
+  caller: Caller,
+  input: RelayInput,
+  guardrail: { rule: string; policy: string; side: 'prompt' | 'answer' },
+): void {
+  state.writer.push({
+    userId: caller.user.id,
+    user: caller.user.balance,
+    tokenId: caller.token?.id ?? 0,
+    token: caller.token?.balance,
+    channelId: 0,
+    quota: 0,
+    countRequest: false,
+    log: {
+      user_id: caller.user.id,
+      created_at: Math.floor(Date.now() / 1000),
+      type: LogType.Error,
+      content: `guardrail ${guardrail.rule} blocked the ${guardrail.side}`,
+      username: caller.user.username,
+      token_name: caller.tokenName,
+      token_id: caller.token?.id ?? 0,
+      model_name: input.info.model,
+      quota: 0,
+      cost: 0,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      use_time: 0,
+      first_time: 0,
+      is_stream: input.info.stream ? 1 : 0,
+      channel_id: 0,
+      group: caller.group,
+      ip: req.ip ?? '',
+      request_id: req.id,
+      other: JSON.stringify({ guardrail }),
+    },
+  });
+}
