@@ -25,6 +25,7 @@ import { callFor, outgoingFor } from './outgoing.ts';
 import { adapterFor } from './providers/index.ts';
 import { bodyOf } from './providers/response.ts';
 import type { UpstreamResponse } from './providers/types.ts';
+import { lookupCache } from './response-cache/index.ts';
 import { outcomeOf, pinnedLease } from './router/router.ts';
 import {
   autoDisable,
@@ -131,6 +132,10 @@ async function relay(
   state.sensitive.check(input.json);
   const onSuccess = await state.rateLimit.acquire(caller.user.id, caller.group);
   const price = priceFor(state, caller, model);
+  // Response cache (relay/response-cache/): a hit is replayed and billed at the hit ratio; a miss is captured.
+  const cache = await lookupCache(state, req, reply, caller, input, price, startedAt, meter);
+  if (cache === 'served')
+    return onSuccess().catch((err) => req.log.warn({ err }, 'rate limit bookkeeping failed'));
   const qpu = ctx.options.float('QuotaPerUnit');
   const preConsumed = ctx.options.int('PreConsumedQuota');
   const holdAmount = holdFor(mode, info, price, qpu, preConsumed);
@@ -192,6 +197,7 @@ async function relay(
         if (affinityKey) state.affinity.remember(affinityKey, { channelId: ch.id, keyIndex: ch.keyIndex });
         traceStage(req, 'settle');
         const quota = await settle(state, req, caller, input, hold, price, produced, ch, chain, startedAt);
+        cache?.keep(produced); // response cache: keeps the answer written, when it may be kept
         traceUsage(req, produced.usage);
         meter?.answered(quota, produced.usage, produced.firstAt);
         perMinute?.settle(produced.usage.promptTokens + produced.usage.completionTokens);
@@ -231,6 +237,7 @@ async function relay(
       )
     );
   } catch (err) {
+    cache?.drop(); // response cache: nothing to keep
     state.ledger.release(hold);
     perMinute?.settle(0);
     throw err;

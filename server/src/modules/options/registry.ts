@@ -312,6 +312,18 @@ export const OPTIONS: Record<string, OptionDef> = {
   'global.drop_unsupported_hosted_tools_enabled': b(false),
   // What a converted call sends as the end-user id (relay/end-user.ts): nothing, or a keyed hash.
   'global.converted_user_id': oneOf('none', ['none', 'hash']),
+  // The response cache (relay/response-cache/): groups it is on for (comma list, `*` = all), whether a request
+  // may turn it on with `X-ModelGate-Cache: on`, the TTL, the size cap, the price of a hit as a share of the
+  // answer's price, entries shared by every user, and answers with several choices kept too.
+  'response_cache.groups': s(''),
+  'response_cache.request_header_enabled': b(false),
+  'response_cache.ttl_seconds': intAtLeast(3600, 1),
+  'response_cache.max_mb': intAtLeast(64, 1),
+  'response_cache.hit_ratio': withCheck(f(0), (v) =>
+    Number(v) < 0 || Number(v) > 1 ? 'must be between 0 and 1' : undefined,
+  ),
+  'response_cache.shared_across_users': b(false),
+  'response_cache.multiple_choices_enabled': b(false),
   'general_setting.ping_interval_enabled': b(false),
   'general_setting.ping_interval_seconds': intAtLeast(60, 1),
   // Chat links shown in the status object (spec 000 §3 chat_link, chat_link2)
