@@ -53,6 +53,11 @@ export class ResponseCacheMetrics {
     this.stores.value++;
   }
 
+  /** Answers kept since the start. */
+  get storedCount(): number {
+    return this.stores.value;
+  }
+
   saved(prompt: number, completion: number, quota: number): void {
     this.savedPrompt.value += prompt;
     this.savedCompletion.value += completion;
