@@ -1,4 +1,5 @@
 import { ChannelType } from '@modelgate/shared';
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Ask, type ClientFormat, formatClient } from './support/format-clients.ts';
 import { type FormatsMock, startFormatsMock } from './support/mock-formats.ts';
@@ -57,7 +58,7 @@ describe('response cache', () => {
     mock = await startFormatsMock();
     server = await startServer({ env: { BATCH_UPDATE_INTERVAL: '3600', METRICS_TOKEN: METRICS } });
     const { ctx } = server;
-    const priced = [...Object.values(MODEL), TOOLS_CHAT, 'rc-error'];
+    const priced = [...Object.values(MODEL), TOOLS_CHAT, 'rc-error', 'rc-embed', 'rc-rerank'];
     const ratio = (n: number) => JSON.stringify(Object.fromEntries(priced.map((m) => [m, n])));
     await ctx.options.set('ModelRatio', ratio(1));
     await ctx.options.set('CompletionRatio', ratio(2));
@@ -68,7 +69,7 @@ describe('response cache', () => {
       type: ChannelType.OpenAI,
       baseUrl: chatMock.url,
       key: 'sk-upstream-good',
-      models: [MODEL.chat, TOOLS_CHAT],
+      models: [MODEL.chat, TOOLS_CHAT, 'rc-embed', 'rc-rerank'],
       modelMapping: { [MODEL.chat]: 'gpt-4o', [TOOLS_CHAT]: 'mistral-large-latest' },
       group: both,
     });
@@ -188,6 +189,32 @@ describe('response cache', () => {
     expect(hit.headers.get('content-type')).toContain('application/json');
     expect(await hit.text()).toBe(missText);
     expect(upstreamCalls()).toBe(before);
+  });
+
+  it('keeps embeddings (with the official client) and rerank answers', async () => {
+    const client = new OpenAI({ apiKey: alice.apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
+    const embed = () => client.embeddings.create({ model: 'rc-embed', input: ['cached vectors', 'two'] });
+    const first = await kept(() => counted(embed));
+    expect(first.upstream).toBe(1);
+    const again = await counted(embed);
+    expect(again.upstream).toBe(0);
+    expect(again.out).toEqual(first.out);
+
+    const rerank = () =>
+      fetch(`${server.url}/v1/rerank`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${alice.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'rc-rerank', query: 'q', documents: ['a', 'b'] }),
+      }).then(async (r) => ({
+        status: r.status,
+        cache: r.headers.get('x-modelgate-cache'),
+        body: await r.json(),
+      }));
+    const r1 = await kept(() => counted(rerank));
+    expect(r1.out).toMatchObject({ status: 200, cache: 'miss' });
+    const r2 = await counted(rerank);
+    expect(r2.upstream).toBe(0);
+    expect(r2.out).toEqual({ ...r1.out, cache: 'hit' });
   });
 
   it('does not keep tool calls the client must run (chat, Anthropic and Responses clients, JSON and streamed)', async () => {
