@@ -1,6 +1,7 @@
 import { ChannelType } from '@modelgate/shared';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loginAs } from './support/console-client.ts';
 import { type Ask, type ClientFormat, formatClient } from './support/format-clients.ts';
 import { type FormatsMock, startFormatsMock } from './support/mock-formats.ts';
 import { type MockUpstream, startMockUpstream } from './support/mock-upstream.ts';
@@ -290,6 +291,31 @@ describe('response cache', () => {
     const res = await postChat(alice, chatBody('headers, please'), { 'x-modelgate-cache': 'off' });
     expect(res.headers.get('x-modelgate-cache')).toBeNull();
     expect(upstreamCalls()).toBe(before + 1);
+  });
+
+  it('is on for a token the owner turned it on for in the console, whatever its group', async () => {
+    const owner = await loginAs(server, {
+      username: `rc${Date.now() % 100000}`,
+      group: 'vip',
+      quota: 10_000_000,
+    });
+    const made = await owner.post('/api/token/', {
+      name: 'cached',
+      unlimited_quota: true,
+      response_cache: true,
+    });
+    expect(made.success, made.message).toBe(true);
+    const token = made.data[0] as { id: number; key: string; response_cache: boolean };
+    expect(token.response_cache).toBe(true);
+    const key = { apiKey: `sk-${token.key}` };
+    const body = chatBody('my token caches');
+    expect((await kept(() => postChat(key, body))).headers.get('x-modelgate-cache')).toBe('miss');
+    expect((await postChat(key, body)).headers.get('x-modelgate-cache')).toBe('hit');
+
+    const off = await owner.put('/api/token/', { id: token.id, response_cache: false });
+    expect(off.success, off.message).toBe(true);
+    expect((await owner.get(`/api/token/${token.id}`)).data.response_cache).toBe(false);
+    expect((await postChat(key, body)).headers.get('x-modelgate-cache')).toBeNull();
   });
 
   it('bills a hit at the hit ratio and logs it with the tokens saved', async () => {

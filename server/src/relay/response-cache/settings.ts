@@ -35,6 +35,7 @@ export function cacheWanted(options: OptionStore, caller: Caller, headers: Incom
     .toLowerCase();
   if (asked === 'off' || asked === 'false' || asked === '0') return false;
   if (caller.pinned) return false;
+  if (caller.token?.responseCache) return true;
   if (groupListed(options.get('response_cache.groups'), caller.group)) return true;
   const on = asked === 'on' || asked === 'true' || asked === '1';
   return on && options.bool('response_cache.request_header_enabled');
