@@ -129,6 +129,13 @@ export function logColumns(opts: {
             <EllipsisText text={model} maxWidth={150} />
           </Tag>
         );
+        if (o.response_cache_hit)
+          return (
+            <Space size={2}>
+              {tag}
+              <Tag color="green">{t('log.cacheHit')}</Tag>
+            </Space>
+          );
         if (!o.is_model_mapped) return tag;
         return (
           <Popover content={t('log.mapped', { model, actual: o.upstream_model_name ?? '' })}>

@@ -33,6 +33,7 @@ export default {
       colDetails: '详情',
       colIp: 'IP',
       stream: '流',
+      cacheHit: '缓存命中',
       nonStream: '非流',
       speed: '{{n}} t/s',
       mapped: '请求并计费模型 {{model}}，实际模型 {{actual}}',
@@ -86,6 +87,8 @@ export default {
         redeem: '通过兑换码充值 {{amount}}，兑换码 ID {{id}}',
         taskRefund: '任务 {{task}} 失败，退还 {{amount}}（{{reason}}）',
         inviteBonus: '邀请码奖励 {{amount}}',
+        responseCacheHit:
+          '响应缓存命中：节省输入 {{prompt}} tokens、输出 {{completion}} tokens，按原价的 {{ratio}} 倍计费，节省 {{saved}}',
         adminQuota: '管理员 {{admin}} 将额度从 {{from}} 改为 {{to}}',
         initialQuota: 'root 用户初始额度 {{amount}}',
         affReward: '邀请奖励 {{amount}} 已计入邀请余额',
@@ -126,6 +129,7 @@ export default {
       colDetails: 'Details',
       colIp: 'IP',
       stream: 'Stream',
+      cacheHit: 'Cache hit',
       nonStream: 'Non-stream',
       speed: '{{n}} t/s',
       mapped: 'Requested and billed model {{model}}, actual model {{actual}}',
@@ -179,6 +183,8 @@ export default {
         redeem: 'Redeemed {{amount}} with code #{{id}}',
         taskRefund: 'Task {{task}} failed: {{amount}} refunded ({{reason}})',
         inviteBonus: 'Invitation code bonus {{amount}}',
+        responseCacheHit:
+          'Response cache hit: saved {{prompt}} prompt and {{completion}} completion tokens, charged {{ratio}} x the full price, {{saved}} saved',
         adminQuota: 'Administrator {{admin}} changed the quota from {{from}} to {{to}}',
         initialQuota: 'Initial root quota {{amount}}',
         affReward: 'Referral reward {{amount}} added to the invitation balance',
