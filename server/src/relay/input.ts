@@ -24,6 +24,8 @@ export interface RelayInput {
   form?: FormData;
   /** Upload size in bytes (audio), for a duration estimate when the upstream reports none. */
   uploadBytes?: number;
+  /** The model the client asked for, when this is a run for one of its fallback models (relay/fallbacks/). */
+  fallbackFrom?: string;
 }
 
 /** What one successful attempt produced, for billing. */

@@ -18,6 +18,7 @@ import { CallAbort } from './call-abort.ts';
 import { convertedUserPolicy } from './end-user.ts';
 import { failureStatus, RelayError, upstreamError } from './errors.ts';
 import type { RelayReply, RelayRequest } from './exchange.ts';
+import { withFallbacks } from './fallbacks/index.ts';
 import { answerInFormats, malformedAnswer, streamInFormats } from './format-attempt.ts';
 import { usageOf } from './formats/openai/answer-usage.ts';
 import type { Produced, RelayInput } from './input.ts';
@@ -61,25 +62,19 @@ export function runRelay(
   const startedAt = now();
   const meter = state.metrics?.start(input.format, input.info.model, startedAt);
   traceStart(req, input);
+  // Model fallbacks (relay/fallbacks/): when every channel of the model fails, the next model is tried.
+  const run = (attempt: RelayInput) => relay(state, req, reply, caller, attempt, startedAt, meter);
   return traceEnd(
     req,
     meter
-      ? measured(state, req, reply, caller, input, startedAt, meter)
-      : relay(state, req, reply, caller, input, startedAt),
+      ? measured(meter, () => withFallbacks(state, req, reply, caller, input, run))
+      : withFallbacks(state, req, reply, caller, input, run),
   );
 }
 
-async function measured(
-  state: RelayState,
-  req: RelayRequest,
-  reply: RelayReply,
-  caller: Caller,
-  input: RelayInput,
-  startedAt: number,
-  meter: RelayMeter,
-): Promise<void> {
+async function measured(meter: RelayMeter, relayed: () => Promise<void>): Promise<void> {
   try {
-    await relay(state, req, reply, caller, input, startedAt, meter);
+    await relayed();
     meter.end(200);
   } catch (err) {
     meter.end(failureStatus(err));

@@ -62,6 +62,15 @@ const jsonObject = (d: string) =>
   withCheck(j(d), (v) => (isPlainObject(JSON.parse(v)) ? undefined : 'expected a JSON object'));
 const jsonArray = (d: string) =>
   withCheck(j(d), (v) => (Array.isArray(JSON.parse(v)) ? undefined : 'expected a JSON array'));
+/** {model: [fallback models]}: the problem in words, or undefined. */
+const fallbackMapProblem = (m: unknown): string | undefined => {
+  if (!isPlainObject(m)) return 'expected a JSON object of model to [fallback models]';
+  for (const [k, list] of Object.entries(m))
+    if (!Array.isArray(list) || list.some((x) => typeof x !== 'string' || !x))
+      return `the value of ${k} must be a list of model names`;
+  return undefined;
+};
+const fallbackMap = () => withCheck(j('{}'), (v) => fallbackMapProblem(JSON.parse(v)));
 const intAtLeast = (d: number, min: number) =>
   withCheck(i(d), (v) => (Number(v) < min ? `must be at least ${min}` : undefined));
 const fraction = (d: number) =>
@@ -324,6 +333,19 @@ export const OPTIONS: Record<string, OptionDef> = {
   ),
   'response_cache.shared_across_users': b(false),
   'response_cache.multiple_choices_enabled': b(false),
+  // Model fallbacks (relay/fallbacks/): per model {model: [fallback, ...]}, per group {group: {model: [...]}}
+  // (a group's entry wins), and whether a request may name its own with `models: [...]`.
+  'model_fallbacks.models': fallbackMap(),
+  'model_fallbacks.groups': withCheck(j('{}'), (v) => {
+    const m = JSON.parse(v);
+    if (!isPlainObject(m)) return 'expected a JSON object of group to {model: [fallback models]}';
+    for (const [g, inner] of Object.entries(m)) {
+      const problem = fallbackMapProblem(inner);
+      if (problem) return `${g}: ${problem}`;
+    }
+    return undefined;
+  }),
+  'model_fallbacks.client_enabled': b(false),
   'general_setting.ping_interval_enabled': b(false),
   'general_setting.ping_interval_seconds': intAtLeast(60, 1),
   // Chat links shown in the status object (spec 000 §3 chat_link, chat_link2)
