@@ -34,6 +34,8 @@ export default {
       colIp: 'IP',
       stream: '流',
       cacheHit: '缓存命中',
+      fallback: '备用模型',
+      fallbackFrom: '请求的模型 {{model}} 的渠道均失败，由备用模型 {{actual}} 回答并按其计费',
       nonStream: '非流',
       speed: '{{n}} t/s',
       mapped: '请求并计费模型 {{model}}，实际模型 {{actual}}',
@@ -130,6 +132,9 @@ export default {
       colIp: 'IP',
       stream: 'Stream',
       cacheHit: 'Cache hit',
+      fallback: 'Fallback',
+      fallbackFrom:
+        'Every channel of the requested model {{model}} failed; the fallback {{actual}} answered and is billed',
       nonStream: 'Non-stream',
       speed: '{{n}} t/s',
       mapped: 'Requested and billed model {{model}}, actual model {{actual}}',
