@@ -76,6 +76,7 @@ export default {
         whole: '即 {{quota}} 额度（{{dollars}}）',
         minimum: '即 {{exact}} 额度，按最低 {{quota}} 额度计费（{{dollars}}）',
         refund: '任务 {{task}} 失败，退还 {{quota}} 额度（{{dollars}}）',
+        responseCacheHit: '缓存命中：原价 {{full}} 额度 × 命中比例 {{ratio}} = {{quota}} 额度（{{dollars}}）',
       },
       refund: '退款',
       refunded: '退还 {{amount}}',
@@ -175,6 +176,8 @@ export default {
         whole: '= {{quota}} quota ({{dollars}})',
         minimum: '= {{exact}} quota, charged the minimum of {{quota}} quota ({{dollars}})',
         refund: 'Task {{task}} failed: {{quota}} quota ({{dollars}}) refunded',
+        responseCacheHit:
+          'Cache hit: full price {{full}} quota × hit ratio {{ratio}} = {{quota}} quota ({{dollars}})',
       },
       refund: 'Refund',
       refunded: 'Refunded {{amount}}',
