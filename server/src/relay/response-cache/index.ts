@@ -83,6 +83,8 @@ function missFor(
   settings: CacheSettings,
 ): CacheMiss {
   const capture = new ReplyCapture(reply.raw, settings.maxBytes);
+  // Whatever ends the request (an answer, a refusal before any attempt, the client leaving), the wrapping goes.
+  reply.raw.once('close', () => capture.stop());
   const store = (produced: Produced) => {
     capture.stop();
     const got = capture.result();
@@ -106,7 +108,6 @@ function missFor(
       const raw = reply.raw;
       if (raw.writableEnded) return store(produced);
       raw.once('finish', () => store(produced));
-      raw.once('close', () => capture.stop());
     },
     drop() {
       capture.stop();

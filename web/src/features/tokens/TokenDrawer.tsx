@@ -354,11 +354,7 @@ export function TokenDrawer({
             }))}
           />
         </Form.Item>
-        <Form.Item
-          name="response_cache"
-          valuePropName="checked"
-          extra={t('token.responseCacheHelp')}
-        >
+        <Form.Item name="response_cache" valuePropName="checked" extra={t('token.responseCacheHelp')}>
           <Checkbox>{t('token.responseCache')}</Checkbox>
         </Form.Item>
       </Form>
