@@ -218,6 +218,22 @@ describe('response cache', () => {
     expect(r2.out).toEqual({ ...r1.out, cache: 'hit' });
   });
 
+  it('replays a stream as the same SSE frames, with its content type, for a relayed and a converted channel', async () => {
+    for (const model of [MODEL.chat, MODEL.anthropic]) {
+      const body = chatBody('stream headers', { model, stream: true });
+      const miss = await kept(() => postChat(alice, body));
+      expect(miss.headers.get('x-modelgate-cache')).toBe('miss');
+      const missText = await miss.text();
+      expect(missText).toContain('data: [DONE]');
+      const before = upstreamCalls();
+      const hit = await postChat(alice, body);
+      expect(hit.headers.get('x-modelgate-cache')).toBe('hit');
+      expect(hit.headers.get('content-type')).toContain('text/event-stream');
+      expect(await hit.text()).toBe(missText);
+      expect(upstreamCalls()).toBe(before);
+    }
+  });
+
   it('does not keep tool calls the client must run (chat, Anthropic and Responses clients, JSON and streamed)', async () => {
     const cases: Array<[ClientFormat, string, boolean]> = [
       ['openai', MODEL.chat, true],
