@@ -36,6 +36,46 @@ describe('log Details text', () => {
   });
 });
 
+describe('a response cache hit', () => {
+  const o = {
+    content_code: 'response_cache_hit',
+    response_cache_hit: true,
+    response_cache_ratio: 0.5,
+    saved_prompt_tokens: 16,
+    saved_completion_tokens: 363,
+    saved_quota: 55,
+  };
+  const row = {
+    type: 2,
+    content: '响应缓存命中，节省 379 tokens',
+    quota: 55,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+  };
+
+  it('says what it saved, in both languages', () => {
+    expect(logText(row, o, t('en'), usd)).toBe(
+      'Response cache hit: saved 16 prompt and 363 completion tokens, charged 0.5 x the full price, $0.00011 saved',
+    );
+    expect(logText(row, o, t('zh'), usd)).toBe(
+      '响应缓存命中：节省输入 16 tokens、输出 363 tokens，按原价的 0.5 倍计费，节省 $0.00011',
+    );
+  });
+
+  it('explains its charge as the full price times the hit ratio', () => {
+    const lines = explainBilling(o, row, 500_000);
+    expect(lines).toEqual([
+      {
+        key: 'responseCacheHit',
+        values: { full: 110, ratio: '0.5', quota: 55, dollars: expect.any(String) },
+      },
+    ]);
+    expect(t('en')(`log.billing.${lines[0].key}`, lines[0].values)).toMatch(
+      /^Cache hit: full price 110 quota × hit ratio 0.5 = 55 quota/,
+    );
+  });
+});
+
 describe('billing explanation', () => {
   const o = { model_ratio: 0.075, completion_ratio: 4, group_ratio: 1, model_price: -1 };
 

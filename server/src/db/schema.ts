@@ -73,6 +73,8 @@ export interface TokensTable extends BudgetTableColumns {
   rpm_limit: Generated<number>;
   /** Tokens per minute the token may use, counted from the hold's estimate and corrected by the usage; 0 = no limit. */
   tpm_limit: Generated<number>;
+  /** 1 = the response cache is on for this token's requests (migration 014). */
+  response_cache: Generated<number>;
 }
 
 export interface ChannelsTable {

@@ -27,6 +27,8 @@ export interface RelayInput {
   uploadBytes?: number;
   /** The caller's guardrail policy reads the answer: a fresh guard for each attempt (relay/guardrails). */
   answerGuard?: () => AnswerGuard;
+  /** The model the client asked for, when this is a run for one of its fallback models (relay/fallbacks/). */
+  fallbackFrom?: string;
 }
 
 /** What one successful attempt produced, for billing. */

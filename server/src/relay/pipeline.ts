@@ -18,6 +18,7 @@ import { CallAbort } from './call-abort.ts';
 import { convertedUserPolicy } from './end-user.ts';
 import { failureStatus, RelayError, upstreamError } from './errors.ts';
 import type { RelayReply, RelayRequest } from './exchange.ts';
+import { withFallbacks } from './fallbacks/index.ts';
 import { answerInFormats, malformedAnswer, streamInFormats } from './format-attempt.ts';
 import { usageOf } from './formats/openai/answer-usage.ts';
 import { guardPrompt } from './guardrails/prompt.ts';
@@ -27,6 +28,7 @@ import { callFor, outgoingFor } from './outgoing.ts';
 import { adapterFor } from './providers/index.ts';
 import { bodyOf } from './providers/response.ts';
 import type { UpstreamResponse } from './providers/types.ts';
+import { lookupCache } from './response-cache/index.ts';
 import { outcomeOf, pinnedLease } from './router/router.ts';
 import {
   autoDisable,
@@ -62,25 +64,19 @@ export function runRelay(
   const startedAt = now();
   const meter = state.metrics?.start(input.format, input.info.model, startedAt);
   traceStart(req, input);
+  // Model fallbacks (relay/fallbacks/): when every channel of the model fails, the next model is tried.
+  const run = (attempt: RelayInput) => relay(state, req, reply, caller, attempt, startedAt, meter);
   return traceEnd(
     req,
     meter
-      ? measured(state, req, reply, caller, input, startedAt, meter)
-      : relay(state, req, reply, caller, input, startedAt),
+      ? measured(meter, () => withFallbacks(state, req, reply, caller, input, run))
+      : withFallbacks(state, req, reply, caller, input, run),
   );
 }
 
-async function measured(
-  state: RelayState,
-  req: RelayRequest,
-  reply: RelayReply,
-  caller: Caller,
-  input: RelayInput,
-  startedAt: number,
-  meter: RelayMeter,
-): Promise<void> {
+async function measured(meter: RelayMeter, relayed: () => Promise<void>): Promise<void> {
   try {
-    await relay(state, req, reply, caller, input, startedAt, meter);
+    await relayed();
     meter.end(200);
   } catch (err) {
     meter.end(failureStatus(err));
@@ -134,6 +130,10 @@ async function relay(
   await guardPrompt(state, req, caller, input); // guardrails: prompt side (relay/guardrails)
   const onSuccess = await state.rateLimit.acquire(caller.user.id, caller.group);
   const price = priceFor(state, caller, model);
+  // Response cache (relay/response-cache/): a hit is replayed and billed at the hit ratio; a miss is captured.
+  const cache = await lookupCache(state, req, reply, caller, input, price, startedAt, meter);
+  if (cache === 'served')
+    return onSuccess().catch((err) => req.log.warn({ err }, 'rate limit bookkeeping failed'));
   const qpu = ctx.options.float('QuotaPerUnit');
   const preConsumed = ctx.options.int('PreConsumedQuota');
   const holdAmount = holdFor(mode, info, price, qpu, preConsumed);
@@ -195,6 +195,7 @@ async function relay(
         if (affinityKey) state.affinity.remember(affinityKey, { channelId: ch.id, keyIndex: ch.keyIndex });
         traceStage(req, 'settle');
         const quota = await settle(state, req, caller, input, hold, price, produced, ch, chain, startedAt);
+        cache?.keep(produced); // response cache: keeps the answer written, when it may be kept
         traceUsage(req, produced.usage);
         meter?.answered(quota, produced.usage, produced.firstAt);
         perMinute?.settle(produced.usage.promptTokens + produced.usage.completionTokens);
@@ -234,6 +235,7 @@ async function relay(
       )
     );
   } catch (err) {
+    cache?.drop(); // response cache: nothing to keep
     state.ledger.release(hold);
     perMinute?.settle(0);
     throw err;

@@ -89,6 +89,7 @@ async function charge(
   }
   other.admin_info = adminInfo;
   if (produced.other) Object.assign(other, produced.other);
+  if (input.fallbackFrom) other.fallback_from = input.fallbackFrom;
   // The upstream counted past the hold while a limit was already spent: charged up to the hold (ledger).
   if (quota < priced) other.unbilled_quota = priced - quota;
   if (mapped) {

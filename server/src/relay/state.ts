@@ -13,6 +13,8 @@ import { createSensitiveCheck, type SensitiveCheck } from './checks/sensitive.ts
 import { registerEnvelopeKey } from './formats/envelope/keys.ts';
 import { createMinuteLimits, type MinuteLimits } from './limits/minute-limits.ts';
 import { createNotifier, type Notifier } from './notify.ts';
+import type { CacheStore } from './response-cache/entry.ts';
+import { cacheStoreFor } from './response-cache/index.ts';
 import { Router } from './router/router.ts';
 import { createUpstream, type Upstream } from './upstream.ts';
 
@@ -35,6 +37,8 @@ export interface RelayState {
   rateLimit: ModelRateLimit;
   /** Requests and tokens per minute, per token and per group and model. */
   minuteLimits: MinuteLimits;
+  /** Answers kept by the response cache (relay/response-cache/): in memory, or in Redis when configured. */
+  responseCache: CacheStore;
   /** The relay's traffic metrics; absent when metrics are off. */
   metrics?: RelayMetrics;
 }
@@ -61,6 +65,7 @@ export function relayState(ctx: AppContext): RelayState {
       sensitive: createSensitiveCheck(ctx),
       rateLimit: createModelRateLimit(ctx),
       minuteLimits: createMinuteLimits(ctx),
+      responseCache: cacheStoreFor(ctx),
       metrics: ctx.metrics?.relay,
     };
     registerEnvelopeKey(ctx.options, ctx.config.cryptoSecret);

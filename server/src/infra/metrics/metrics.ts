@@ -1,6 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { watchLoopStalls } from './loop-stall.ts';
 import { RelayMetrics } from './relay-metrics.ts';
+import { ResponseCacheMetrics } from './response-cache-metrics.ts';
 
 const WRITE_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -12,6 +13,7 @@ const WRITE_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 
 export class Metrics {
   readonly registry = new Registry();
   readonly relay: RelayMetrics;
+  readonly responseCache: ResponseCacheMetrics;
   private readonly queues: Array<() => number> = [];
   private readonly flushSeconds: Histogram;
   private readonly flushErrors: Counter;
@@ -23,6 +25,7 @@ export class Metrics {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     this.relay = new RelayMetrics(this.registry);
+    this.responseCache = new ResponseCacheMetrics(this.registry);
     watchLoopStalls(this.registry);
     const queues = this.queues;
     new Gauge({

@@ -63,6 +63,15 @@ const jsonObject = (d: string) =>
   withCheck(j(d), (v) => (isPlainObject(JSON.parse(v)) ? undefined : 'expected a JSON object'));
 const jsonArray = (d: string) =>
   withCheck(j(d), (v) => (Array.isArray(JSON.parse(v)) ? undefined : 'expected a JSON array'));
+/** {model: [fallback models]}: the problem in words, or undefined. */
+const fallbackMapProblem = (m: unknown): string | undefined => {
+  if (!isPlainObject(m)) return 'expected a JSON object of model to [fallback models]';
+  for (const [k, list] of Object.entries(m))
+    if (!Array.isArray(list) || list.some((x) => typeof x !== 'string' || !x))
+      return `the value of ${k} must be a list of model names`;
+  return undefined;
+};
+const fallbackMap = () => withCheck(j('{}'), (v) => fallbackMapProblem(JSON.parse(v)));
 const intAtLeast = (d: number, min: number) =>
   withCheck(i(d), (v) => (Number(v) < min ? `must be at least ${min}` : undefined));
 const fraction = (d: number) =>
@@ -317,6 +326,31 @@ export const OPTIONS: Record<string, OptionDef> = {
   'global.drop_unsupported_hosted_tools_enabled': b(false),
   // What a converted call sends as the end-user id (relay/end-user.ts): nothing, or a keyed hash.
   'global.converted_user_id': oneOf('none', ['none', 'hash']),
+  // The response cache (relay/response-cache/): groups it is on for (comma list, `*` = all), whether a request
+  // may turn it on with `X-ModelGate-Cache: on`, the TTL, the size cap, the price of a hit as a share of the
+  // answer's price, entries shared by every user, and answers with several choices kept too.
+  'response_cache.groups': s(''),
+  'response_cache.request_header_enabled': b(false),
+  'response_cache.ttl_seconds': intAtLeast(3600, 1),
+  'response_cache.max_mb': intAtLeast(64, 1),
+  'response_cache.hit_ratio': withCheck(f(0), (v) =>
+    Number(v) < 0 || Number(v) > 1 ? 'must be between 0 and 1' : undefined,
+  ),
+  'response_cache.shared_across_users': b(false),
+  'response_cache.multiple_choices_enabled': b(false),
+  // Model fallbacks (relay/fallbacks/): per model {model: [fallback, ...]}, per group {group: {model: [...]}}
+  // (a group's entry wins), and whether a request may name its own with `models: [...]`.
+  'model_fallbacks.models': fallbackMap(),
+  'model_fallbacks.groups': withCheck(j('{}'), (v) => {
+    const m = JSON.parse(v);
+    if (!isPlainObject(m)) return 'expected a JSON object of group to {model: [fallback models]}';
+    for (const [g, inner] of Object.entries(m)) {
+      const problem = fallbackMapProblem(inner);
+      if (problem) return `${g}: ${problem}`;
+    }
+    return undefined;
+  }),
+  'model_fallbacks.client_enabled': b(false),
   'general_setting.ping_interval_enabled': b(false),
   'general_setting.ping_interval_seconds': intAtLeast(60, 1),
   // Chat links shown in the status object (spec 000 §3 chat_link, chat_link2)

@@ -68,6 +68,7 @@ export const createTokenSchema = z.object({
   group: group.default(''),
   rpm_limit: perMinute('rpm_limit').default(0),
   tpm_limit: perMinute('tpm_limit').default(0),
+  response_cache: flag.default(false),
   ...budgetInput,
   count: z
     .number()
@@ -104,6 +105,7 @@ export const updateTokenSchema = z.object({
   group: group.optional(),
   rpm_limit: perMinute('rpm_limit').optional(),
   tpm_limit: perMinute('tpm_limit').optional(),
+  response_cache: flag.optional(),
   ...budgetInput,
 });
 

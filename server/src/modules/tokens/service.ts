@@ -66,6 +66,7 @@ export async function createTokens(ctx: AppContext, userId: number, input: Creat
     group: input.group,
     rpm_limit: input.rpm_limit,
     tpm_limit: input.tpm_limit,
+    response_cache: input.response_cache ? 1 : 0,
     ...budget,
   }));
   const ids = await insertTokens(ctx.db, rows);
@@ -106,6 +107,7 @@ export async function updateTokenFields(ctx: AppContext, userId: number, input: 
   Object.assign(set, budgetChanges(row, input, Date.now()));
   if (input.rpm_limit !== undefined) set.rpm_limit = input.rpm_limit;
   if (input.tpm_limit !== undefined) set.tpm_limit = input.tpm_limit;
+  if (input.response_cache !== undefined) set.response_cache = input.response_cache ? 1 : 0;
   const next = { ...row, ...set };
   const status = nextStatus(row, next, input.status);
   if (status !== Number(row.status)) set.status = status;

@@ -26,6 +26,8 @@ export interface TokenView extends BudgetView {
   /** Requests and tokens per minute; 0 = no limit. */
   rpm_limit: number;
   tpm_limit: number;
+  /** The response cache is on for this token's requests. */
+  response_cache: boolean;
 }
 
 export function toView(r: TokenRow): TokenView {
@@ -47,6 +49,7 @@ export function toView(r: TokenRow): TokenView {
     group: r.group ?? '',
     rpm_limit: Number(r.rpm_limit ?? 0),
     tpm_limit: Number(r.tpm_limit ?? 0),
+    response_cache: Number(r.response_cache ?? 0) === 1,
     ...budgetView(r),
   };
 }

@@ -25,6 +25,8 @@ export interface TokenEntry {
   /** Requests and tokens per minute (relay/limits); 0 = no limit. */
   rpmLimit: number;
   tpmLimit: number;
+  /** The response cache is on for this token's requests (relay/response-cache/). */
+  responseCache: boolean;
 }
 
 type Row = BudgetColumns & {
@@ -43,6 +45,7 @@ type Row = BudgetColumns & {
   deleted_at: number | null;
   rpm_limit: number;
   tpm_limit: number;
+  response_cache: number;
 };
 
 const NEGATIVE_TTL_MS = 10_000;
@@ -104,6 +107,7 @@ export class TokenCache {
         'deleted_at',
         'rpm_limit',
         'tpm_limit',
+        'response_cache',
         ...BUDGET_COLUMNS,
       ]);
   }
@@ -144,6 +148,7 @@ export class TokenCache {
             balance: new Balance(Number(row.remain_quota), `token:${row.id}`),
             rpmLimit: Number(row.rpm_limit),
             tpmLimit: Number(row.tpm_limit),
+            responseCache: Number(row.response_cache) === 1,
           };
           entry.balance.budget = new Budget(entry.balance.account);
           entry.balance.budget.configure(row, this.now());
@@ -186,6 +191,7 @@ export class TokenCache {
         entry.balance.budget?.configure(row, this.now());
         entry.rpmLimit = Number(row.rpm_limit);
         entry.tpmLimit = Number(row.tpm_limit);
+        entry.responseCache = Number(row.response_cache) === 1;
       },
     );
   }

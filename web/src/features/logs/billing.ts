@@ -88,6 +88,20 @@ export function explainBilling(
       { key: 'refund', values: { quota: q, dollars: formatUsd(q / quotaPerUnit), task: o.task_id ?? '-' } },
     ];
   }
+  if (o.response_cache_hit === true) {
+    const full = num(o.saved_quota) + row.quota;
+    return [
+      {
+        key: 'responseCacheHit',
+        values: {
+          full,
+          ratio: fmt(num(o.response_cache_ratio)),
+          quota: row.quota,
+          dollars: formatUsd(row.quota / quotaPerUnit),
+        },
+      },
+    ];
+  }
   const group = num(o.group_ratio, 1);
   const price = num(o.model_price, -1);
   if (price >= 0) {

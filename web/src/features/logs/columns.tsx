@@ -129,6 +129,22 @@ export function logColumns(opts: {
             <EllipsisText text={model} maxWidth={150} />
           </Tag>
         );
+        if (typeof o.fallback_from === 'string')
+          return (
+            <Popover content={t('log.fallbackFrom', { model: o.fallback_from, actual: model })}>
+              <Space size={2}>
+                {tag}
+                <Tag color="orange">{t('log.fallback')}</Tag>
+              </Space>
+            </Popover>
+          );
+        if (o.response_cache_hit)
+          return (
+            <Space size={2}>
+              {tag}
+              <Tag color="green">{t('log.cacheHit')}</Tag>
+            </Space>
+          );
         if (!o.is_model_mapped) return tag;
         return (
           <Popover content={t('log.mapped', { model, actual: o.upstream_model_name ?? '' })}>

@@ -25,6 +25,13 @@ export function logText(
     return t('log.text.topupOnline', { amount, money: (num(o.money) ?? 0).toFixed(2) });
   if (num(o.aff_quota) !== undefined)
     return t('log.text.affReward', { amount: formatQuota(o.aff_quota as number) });
+  if (code === 'response_cache_hit')
+    return t('log.text.responseCacheHit', {
+      prompt: num(o.saved_prompt_tokens) ?? 0,
+      completion: num(o.saved_completion_tokens) ?? 0,
+      ratio: fmt(num(o.response_cache_ratio) ?? 0),
+      saved: formatQuota(num(o.saved_quota) ?? 0),
+    });
   if (code === 'invite_bonus') return t('log.text.inviteBonus', { amount });
   if (code === 'initial_quota') return t('log.text.initialQuota', { amount });
   if (code === 'admin_quota' && num(o.from) !== undefined && num(o.to) !== undefined)

@@ -21,6 +21,38 @@ const GLOBAL: FieldDef[] = [
   { key: 'general_setting.ping_interval_enabled', kind: 'switch' },
   { key: 'general_setting.ping_interval_seconds', kind: 'number', min: 1 },
 ];
+const RESPONSE_CACHE: FieldDef[] = [
+  { key: 'response_cache.groups', kind: 'tags', help: 'settings.help.responseCacheGroups', span: 12 },
+  {
+    key: 'response_cache.request_header_enabled',
+    kind: 'switch',
+    help: 'settings.help.responseCacheHeader',
+    span: 12,
+  },
+  { key: 'response_cache.ttl_seconds', kind: 'number', min: 1 },
+  { key: 'response_cache.max_mb', kind: 'number', min: 1, help: 'settings.help.responseCacheCap' },
+  {
+    key: 'response_cache.hit_ratio',
+    kind: 'number',
+    min: 0,
+    max: 1,
+    step: 0.05,
+    float: true,
+    help: 'settings.help.responseCacheRatio',
+  },
+  {
+    key: 'response_cache.shared_across_users',
+    kind: 'switch',
+    help: 'settings.help.responseCacheShared',
+    span: 12,
+  },
+  { key: 'response_cache.multiple_choices_enabled', kind: 'switch', span: 12 },
+];
+const FALLBACKS: FieldDef[] = [
+  { key: 'model_fallbacks.models', kind: 'json', span: 12, help: 'settings.help.fallbackModels' },
+  { key: 'model_fallbacks.groups', kind: 'json', span: 12, help: 'settings.help.fallbackGroups' },
+  { key: 'model_fallbacks.client_enabled', kind: 'switch', span: 24, help: 'settings.help.fallbackClient' },
+];
 const GEMINI: FieldDef[] = [
   { key: 'gemini.safety_settings', kind: 'json', span: 12 },
   { key: 'gemini.version_settings', kind: 'json', span: 12 },
@@ -35,11 +67,13 @@ const CLAUDE: FieldDef[] = [
   { ...budget('claude.thinking_adapter_budget_tokens_percentage'), span: 12 },
 ];
 
-/** Model-related settings: global pass-through and keep-alive, Gemini and Claude options. */
+/** Model-related settings: global pass-through and keep-alive, the response cache, model fallbacks, Gemini and Claude options. */
 export function ModelsTab({ options }: { options: OptionMap }) {
   return (
     <>
       <OptionSection title="settings.section.global" fields={GLOBAL} options={options} />
+      <OptionSection title="settings.section.responseCache" fields={RESPONSE_CACHE} options={options} />
+      <OptionSection title="settings.section.modelFallbacks" fields={FALLBACKS} options={options} />
       <OptionSection title="settings.section.gemini" fields={GEMINI} options={options} />
       <OptionSection title="settings.section.claude" fields={CLAUDE} options={options} />
     </>

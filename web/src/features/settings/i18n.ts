@@ -1,4 +1,6 @@
 import { RETENTION_OPTIONS } from '@modelgate/shared';
+import fallbackStrings from './i18n-fallbacks.ts';
+import responseCacheStrings from './i18n-response-cache.ts';
 import versionStrings from './i18n-version.ts';
 
 const { max: MAX_DAYS } = RETENTION_OPTIONS.LogRetentionDays;
@@ -23,6 +25,8 @@ export default {
       ...versionStrings.zh,
       startTime: '启动时间',
       section: {
+        ...responseCacheStrings.zh.section,
+        ...fallbackStrings.zh.section,
         general: '通用设置',
         drawing: '绘图设置',
         sensitive: '屏蔽词过滤设置',
@@ -57,6 +61,8 @@ export default {
         turnstile: 'Turnstile 人机校验',
       },
       opt: {
+        ...responseCacheStrings.zh.opt,
+        ...fallbackStrings.zh.opt,
         TopUpLink: '充值链接',
         'general_setting.docs_link': '文档地址',
         QuotaPerUnit: '单位美元额度',
@@ -180,6 +186,8 @@ export default {
         TurnstileSecretKey: 'Turnstile Secret Key',
       },
       help: {
+        ...responseCacheStrings.zh.help,
+        ...fallbackStrings.zh.help,
         QuotaPerUnit: '一美元对应的额度，默认 500000，不建议修改',
         LogRetentionDays: '每小时删除更早的使用日志，0 表示永久保留；数据看板的统计不受影响',
         TaskRetentionDays: '每小时删除更早完成的绘图、音乐和视频任务，0 表示永久保留；未完成的任务不删除',
@@ -313,6 +321,8 @@ export default {
       ...versionStrings.en,
       startTime: 'Started at',
       section: {
+        ...responseCacheStrings.en.section,
+        ...fallbackStrings.en.section,
         general: 'General',
         drawing: 'Drawing',
         sensitive: 'Sensitive words',
@@ -347,6 +357,8 @@ export default {
         turnstile: 'Turnstile bot check',
       },
       opt: {
+        ...responseCacheStrings.en.opt,
+        ...fallbackStrings.en.opt,
         TopUpLink: 'Top-up link',
         'general_setting.docs_link': 'Docs link',
         QuotaPerUnit: 'Quota per US$1',
@@ -470,6 +482,8 @@ export default {
         TurnstileSecretKey: 'Turnstile secret key',
       },
       help: {
+        ...responseCacheStrings.en.help,
+        ...fallbackStrings.en.help,
         QuotaPerUnit: 'Quota per US$1, default 500000; changing it is not recommended',
         LogRetentionDays:
           "Older usage logs are deleted every hour; 0 keeps them forever. The dashboard's statistics stay",

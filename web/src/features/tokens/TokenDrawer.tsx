@@ -46,6 +46,7 @@ interface FormValues extends TokenRateLimitValues, BudgetValues {
   allow_ips: string;
   model_limits_enabled: boolean;
   model_limits: string[];
+  response_cache: boolean;
   /** Undefined shows the placeholder: the token uses the user's own group. */
   group?: string;
 }
@@ -60,6 +61,7 @@ const DEFAULTS: FormValues = {
   allow_ips: '',
   model_limits_enabled: false,
   model_limits: [],
+  response_cache: false,
   group: undefined,
   ...NO_RATE_LIMITS,
   ...NO_BUDGET,
@@ -77,6 +79,7 @@ function fromToken(t: Token): FormValues {
     allow_ips: t.allow_ips,
     model_limits_enabled: t.model_limits_enabled,
     model_limits: t.model_limits ? t.model_limits.split(',').filter(Boolean) : [],
+    response_cache: t.response_cache,
     group: t.group || undefined,
     ...rateLimitsOf(t),
     ...budgetFormOf(t),
@@ -131,6 +134,7 @@ export function TokenDrawer({
         model_limits: v.model_limits_enabled ? v.model_limits.join(',') : (editing?.model_limits ?? ''),
         allow_ips: v.allow_ips ?? '',
         group: v.group ?? '',
+        response_cache: !!v.response_cache,
         ...rateLimitsOf(v),
         ...budgetBodyOf(v),
       };
@@ -349,6 +353,9 @@ export function TokenDrawer({
               ),
             }))}
           />
+        </Form.Item>
+        <Form.Item name="response_cache" valuePropName="checked" extra={t('token.responseCacheHelp')}>
+          <Checkbox>{t('token.responseCache')}</Checkbox>
         </Form.Item>
       </Form>
     </Drawer>

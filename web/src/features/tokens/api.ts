@@ -20,6 +20,8 @@ export interface Token extends BudgetView {
   /** Requests and tokens per minute; 0 = no limit. */
   rpm_limit: number;
   tpm_limit: number;
+  /** The response cache is on for this token's requests. */
+  response_cache: boolean;
 }
 
 export interface TokenInput extends BudgetInput {
@@ -33,6 +35,7 @@ export interface TokenInput extends BudgetInput {
   group: string;
   rpm_limit: number;
   tpm_limit: number;
+  response_cache: boolean;
 }
 
 /** One page (p from 0); the server adds the total beside the list. */

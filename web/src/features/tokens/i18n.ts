@@ -53,6 +53,8 @@ export default {
       modelLimitsPlaceholder: '选择允许使用的模型',
       modelLimitsEmpty: '启用模型限制时请至少选择一个模型',
       group: '令牌分组',
+      responseCache: '缓存相同请求的回答',
+      responseCacheHelp: '相同的请求直接返回已缓存的回答，不再请求上游，按管理员设置的比例计费',
       groupPlaceholder: '默认使用用户分组',
       groupNone: '管理员未设置用户可选分组',
       ratio: '倍率 {{ratio}}',
@@ -117,6 +119,9 @@ export default {
       modelLimitsPlaceholder: 'Choose the models this token may use',
       modelLimitsEmpty: 'Choose at least one model when model limits are on',
       group: 'Token group',
+      responseCache: 'Cache answers to identical requests',
+      responseCacheHelp:
+        'An identical request gets the cached answer without calling the upstream, charged at the share the administrator sets',
       groupPlaceholder: 'Defaults to your own group',
       groupNone: 'The administrator has not set any selectable groups',
       ratio: 'ratio {{ratio}}',

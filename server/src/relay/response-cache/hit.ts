@@ -1,0 +1,107 @@
+import { LogType } from '@modelgate/shared';
+import type { Caller } from '../auth.ts';
+import { type Price, textQuota } from '../billing/quota.ts';
+import { RelayError } from '../errors.ts';
+import type { RelayReply, RelayRequest } from '../exchange.ts';
+import type { RelayInput } from '../input.ts';
+import type { RelayState } from '../state.ts';
+import type { CacheEntry } from './entry.ts';
+import { CACHE_HEADER } from './settings.ts';
+
+/** A cache hit's price: `ratio` times what the stored answer's usage costs at this caller's price, whole quota. */
+export function hitQuota(entry: CacheEntry, price: Price, quotaPerUnit: number, ratio: number) {
+  const full = textQuota(entry.usage, price, quotaPerUnit);
+  return { full, charged: Math.round(full * ratio) };
+}
+
+/**
+ * Charges a hit (atomically, through the ledger: never past a balance) and queues its log row: no channel, no
+ * tokens billed, the tokens it saved in `other`. Returns the quota charged; throws a 403 when the balance
+ * cannot pay even the hit.
+ */
+export async function chargeHit(
+  state: RelayState,
+  req: RelayRequest,
+  caller: Caller,
+  input: RelayInput,
+  price: Price & { unset: boolean },
+  entry: CacheEntry,
+  ratio: number,
+  startedAt: number,
+): Promise<{ quota: number; full: number }> {
+  const { ctx } = state;
+  const { full, charged } = hitQuota(entry, price, ctx.options.float('QuotaPerUnit'), ratio);
+  const ask = { need: charged, amount: charged };
+  const hold = await state.ledger.hold(
+    caller.user.balance,
+    caller.token?.balance,
+    ask,
+    caller.token?.unlimited ?? true,
+  );
+  if (typeof hold === 'string')
+    throw new RelayError(
+      403,
+      'insufficient quota for a cached answer',
+      'insufficient_quota',
+      'insufficient_quota',
+    );
+  const settled = state.ledger.settle(hold, charged).then((quota) => {
+    if (quota === null) return 0;
+    const { usage } = entry;
+    const other = {
+      content_code: 'response_cache_hit',
+      response_cache_hit: true,
+      response_cache_ratio: ratio,
+      saved_prompt_tokens: usage.promptTokens,
+      saved_completion_tokens: usage.completionTokens,
+      saved_quota: full - quota,
+      model_ratio: price.modelRatio,
+      group_ratio: price.groupRatio,
+      completion_ratio: price.completionRatio,
+      model_price: price.modelPrice,
+      is_stream: input.info.stream,
+      use_time: Math.round(performance.now() - startedAt),
+      request_id: req.id,
+    };
+    state.writer.push({
+      userId: caller.user.id,
+      user: caller.user.balance,
+      tokenId: caller.token?.id ?? 0,
+      token: caller.token?.balance,
+      channelId: 0,
+      quota,
+      countRequest: true,
+      log: ctx.options.bool('LogConsumeEnabled')
+        ? {
+            user_id: caller.user.id,
+            created_at: Math.floor(Date.now() / 1000),
+            type: LogType.Consume,
+            content: `响应缓存命中，节省 ${usage.promptTokens + usage.completionTokens} tokens`,
+            username: caller.user.username,
+            token_name: caller.tokenName,
+            token_id: caller.token?.id ?? 0,
+            model_name: input.info.model,
+            quota,
+            cost: 0,
+            prompt_tokens: 0,
+            completion_tokens: 0,
+            use_time: 0,
+            first_time: 0,
+            is_stream: input.info.stream ? 1 : 0,
+            channel_id: 0,
+            group: caller.group,
+            ip: req.ip ?? '',
+            request_id: req.id,
+            other: JSON.stringify(other),
+          }
+        : undefined,
+    });
+    return quota;
+  });
+  return { quota: (await state.writer.track(settled)) ?? 0, full };
+}
+
+/** Writes a stored answer to the client as it was first written: a JSON body, or the stream's frames at once. */
+export function replay(reply: RelayReply, entry: CacheEntry): void {
+  reply.code(200).header('content-type', entry.contentType).header(CACHE_HEADER, 'hit').send(entry.body);
+}
