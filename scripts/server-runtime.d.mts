@@ -2,4 +2,5 @@
 export const SERVER_NODE_FLAGS: string[];
 export const SERVER_ENV: Record<string, string>;
 export const EXTERNAL_PACKAGES: string[];
-export function buildServer(entry?: string, outfile?: string): Promise<string>;
+/** `plugins`: esbuild plugins (the CPU bench swaps a module with one). */
+export function buildServer(entry?: string, outfile?: string, plugins?: unknown[]): Promise<string>;
