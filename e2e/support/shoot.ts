@@ -144,7 +144,8 @@ export async function shootAll(
       for (const theme of THEMES) {
         if (theme !== THEMES[0]) {
           await switchTheme(page, theme);
-          await settled(page);
+          // Colours fade to the new theme: a picture waits for them, the layout check does not need to.
+          if (SHOTS_DIR) await settled(page);
         }
         const combination = `${name}-${theme}-${lang}-${sizeName}`;
         expect(await layoutProblems(page, theme, lang), combination).toEqual([]);
