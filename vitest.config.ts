@@ -63,7 +63,8 @@ export default defineConfig({
           // A browser on a machine busy with other runs can take seconds to show a result (vitest's default
           // poll gives up after 1 s); poll.ts's helper and every bare expect.poll get the same room.
           expect: { poll: { timeout: 10_000, interval: 100 } },
-          fileParallelism: false,
+          // Two files at a time, each with its own gateway and browser context in the one chromium: a file spends
+          // most of its time waiting on the page (network quiet, the server), which the other file fills.
           pool: 'forks',
         },
       },
