@@ -62,12 +62,12 @@ async function settled(page: Page) {
     .catch(() => {});
 }
 
-/** Saves a picture of the page (full length) or of one element when pictures are asked for; else nothing. */
-export async function shot(target: Page | Locator, name: string) {
+/** Saves a picture of the page (its viewport, or `fullPage`) or of one element when pictures are asked for. */
+export async function shot(target: Page | Locator, name: string, opts: { fullPage?: boolean } = {}) {
   if (!SHOTS_DIR) return;
   mkdirSync(SHOTS_DIR, { recursive: true });
   const path = `${SHOTS_DIR}${name}.png`;
-  if ('goto' in target) await target.screenshot({ path, fullPage: true });
+  if ('goto' in target) await target.screenshot({ path, fullPage: opts.fullPage ?? false });
   else await target.screenshot({ path });
 }
 

@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, test } from 'vitest';
 import { fixtureText } from '../../server/test/support/fixtures.ts';
 import { seedToken, seedUser } from '../../server/test/support/relay-seed.ts';
-import { ARTIFACTS, loginViaApi, openConsole, openPage, ROOT, settle, shootAll } from '../support/index.ts';
+import { loginViaApi, openConsole, openPage, ROOT, settle, shootAll, shot } from '../support/index.ts';
 
 /** An admin adds a channel against a mock OpenAI upstream on /channel, fetches its models and tests it. */
 
@@ -180,7 +180,7 @@ describe('channels page', () => {
       await settle(other.page);
       const notice = other.page.getByTestId('key-custody');
       await expect.poll(() => notice.innerText()).toContain('须重新填写密钥（只有 root 可保留原密钥）');
-      await other.page.screenshot({ path: `${ARTIFACTS}channel-drawer-key-custody-admin.png` });
+      await shot(other.page, 'channel-drawer-key-custody-admin');
       await other.page.locator('#channel_base_url').fill('http://127.0.0.1:9');
       await other.page.getByTestId('channel-submit').click();
       await expect.poll(() => toast(other.page, 'needs the keys entered again').count()).toBeGreaterThan(0);

@@ -1,7 +1,6 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import {
-  ARTIFACTS,
   createUserViaApi,
   loginViaApi,
   openConsole,
@@ -10,6 +9,7 @@ import {
   ROOT,
   settle,
   shootAll,
+  shot,
 } from '../support/index.ts';
 
 /** The usage log page: stats, filters, expandable billing details, column settings, admin vs user views. */
@@ -170,7 +170,7 @@ describe('usage logs', () => {
     expect(cells).toContain('4.2 s');
     expect(cells).toContain('0.8 s');
     expect(cells).toContain('595.2 t/s');
-    await page.screenshot({ path: `${ARTIFACTS}logs-expanded-light-zh-desktop.png`, fullPage: true });
+    await shot(page, 'logs-expanded-light-zh-desktop', { fullPage: true });
   });
 
   test('opens the user info from a username', async () => {

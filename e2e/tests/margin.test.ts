@@ -4,7 +4,7 @@ import { exportQuotaData } from '../../server/src/modules/data/export.ts';
 import { relayState } from '../../server/src/relay/state.ts';
 import { type FlakyUpstream, startFlakyUpstream } from '../../server/test/support/mock-flaky.ts';
 import { flushLedger, seedChannel, seedToken, seedUser } from '../../server/test/support/relay-seed.ts';
-import { ARTIFACTS, loginViaApi, openConsole, ROOT, settle, shootAll } from '../support/index.ts';
+import { loginViaApi, openConsole, ROOT, settle, shootAll, shot } from '../support/index.ts';
 
 /**
  * Channel cost and margin in the console, with rows produced by relaying through a mock upstream: an admin
@@ -207,7 +207,7 @@ describe('channel cost and margin', () => {
   test('screenshots of the dashboard margin', async () => {
     await page.getByTestId('margin-panel').getByRole('tab', { name: '按天' }).click();
     await settle(page);
-    await page.getByTestId('margin-panel').screenshot({ path: `${ARTIFACTS}margin-dashboard-day.png` });
+    await shot(page.getByTestId('margin-panel'), 'margin-dashboard-day');
     await shootAll(page, 'margin-dashboard', async (p) => {
       const panel = p.getByTestId('margin-panel');
       await panel.scrollIntoViewIfNeeded();

@@ -1,7 +1,7 @@
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { seedChannel } from '../../server/test/support/relay-seed.ts';
-import { ARTIFACTS, loginViaApi, openConsole, poll, ROOT, settle, shootAll } from '../support/index.ts';
+import { loginViaApi, openConsole, poll, ROOT, settle, shootAll, shot } from '../support/index.ts';
 
 /**
  * Settings -> model pricing shows the price the relay charges for every model: built-in prices with nothing
@@ -33,7 +33,7 @@ describe('model pricing editor', () => {
     // The card under the fixed header, not behind it.
     await note.scrollIntoViewIfNeeded();
     await page.evaluate(() => window.scrollBy(0, -120));
-    await page.screenshot({ path: `${ARTIFACTS}pricing-editor-json-light-zh-desktop.png` });
+    await shot(page, 'pricing-editor-json-light-zh-desktop');
   });
 
   test('the visual editor lists built-in prices, marked as built in', async () => {

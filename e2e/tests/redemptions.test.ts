@@ -12,6 +12,7 @@ import {
   ROOT,
   settle,
   shootAll,
+  shot,
 } from '../support/index.ts';
 
 /** An admin creates codes on /redemption, downloads them, and a user redeems one on /topup. */
@@ -63,7 +64,7 @@ describe('redemption codes', () => {
     await poll(() => page.locator('.ant-form-item-explain-error').allInnerTexts()).toContain(
       '名称长度必须在 1-20 个字符之间',
     );
-    await page.screenshot({ path: `${ARTIFACTS}redemptions-drawer-light-zh-desktop.png` });
+    await shot(page, 'redemptions-drawer-light-zh-desktop');
     await page.locator('.ant-drawer').getByRole('button', { name: '取消' }).click();
   });
 
