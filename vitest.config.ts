@@ -58,10 +58,13 @@ export default defineConfig({
           hookTimeout: 180_000,
           // One chromium for the whole run (support/browser.ts connects to it; each file opens its own context).
           globalSetup: ['./support/global-setup.ts'],
+          // Closes what support/console.ts opened for a file, after the file's own afterAll.
+          setupFiles: ['./support/after-file.ts'],
           // A browser on a machine busy with other runs can take seconds to show a result (vitest's default
           // poll gives up after 1 s); poll.ts's helper and every bare expect.poll get the same room.
           expect: { poll: { timeout: 10_000, interval: 100 } },
-          fileParallelism: false,
+          // Two files at a time, each with its own gateway and browser context in the one chromium: a file spends
+          // most of its time waiting on the page (network quiet, the server), which the other file fills.
           pool: 'forks',
         },
       },

@@ -1,9 +1,22 @@
 import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { DESKTOP, LAPTOP, PHONE } from './browser.ts';
 
+/** Where files a test saves on purpose go (a download it reads back). */
 export const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
+
+/**
+ * Where screenshots go: `SHOTS_DIR`, or `e2e/artifacts/` with `SHOTS=1`; neither set (CI), no picture is taken,
+ * since nobody opens them there and encoding full-page PNGs was most of the browser tier's time.
+ */
+export const SHOTS_DIR: string | undefined = process.env.SHOTS_DIR
+  ? `${resolve(process.env.SHOTS_DIR)}/`
+  : process.env.SHOTS === '1'
+    ? ARTIFACTS
+    : undefined;
 
 const THEMES = ['light', 'dark'] as const;
 const LANGS = ['zh', 'en'] as const;
@@ -14,21 +27,89 @@ const SIZES = [
 
 /** Waits until the page has settled: network quiet, no spinner, fonts ready, animations done. */
 export async function settle(page: Page) {
+  await settled(page);
+  // Kept for the tests that call it after an action in the page, where the network may already have been
+  // quiet before the action's own requests began.
+  await page.waitForTimeout(350);
+}
+
+/**
+ * Network quiet, no spinner, fonts ready, and every animation that ends (a drawer sliding in, a fading message)
+ * ended; endless ones (a spinning icon) are not waited for. Enough after a reload, where quiet means loaded.
+ */
+async function settled(page: Page) {
   await page.waitForLoadState('networkidle').catch(() => {});
   await page
     .locator('.ant-spin-spinning')
     .first()
     .waitFor({ state: 'detached', timeout: 5_000 })
     .catch(() => {});
-  await page.evaluate(() => document.fonts.ready).catch(() => {});
-  await page.waitForTimeout(350);
+  await page
+    .evaluate(async () => {
+      await document.fonts.ready;
+      const ending = () =>
+        document
+          .getAnimations()
+          .filter((a) => a.playState === 'running' && a.effect?.getComputedTiming().endTime !== Infinity);
+      // An ended animation may start the next one (a motion's leave after its enter): wait until none runs.
+      for (let round = 0; round < 10; round++) {
+        const running = ending();
+        if (running.length === 0) return;
+        await Promise.all(running.map((a) => a.finished.catch(() => {})));
+        await new Promise(requestAnimationFrame);
+      }
+    })
+    .catch(() => {});
+}
+
+/** Saves a picture of the page (its viewport, or `fullPage`) or of one element when pictures are asked for. */
+export async function shot(target: Page | Locator, name: string, opts: { fullPage?: boolean } = {}) {
+  if (!SHOTS_DIR) return;
+  mkdirSync(SHOTS_DIR, { recursive: true });
+  const path = `${SHOTS_DIR}${name}.png`;
+  if ('goto' in target) await target.screenshot({ path, fullPage: opts.fullPage ?? false });
+  else await target.screenshot({ path });
 }
 
 /**
- * Saves light/dark x zh/en x desktop(1366x900)/phone(390x844) full-page screenshots of the current page
- * as `e2e/artifacts/<name>-<theme>-<lang>-<size>.png`. Theme and language are set the way the console
- * keeps them (`theme-mode`, `i18nextLng` in local storage) followed by a reload; the previous values and
- * the viewport are restored afterwards; `prepare` runs after each reload. Returns the file paths.
+ * What every combination must show: the language and theme asked for, and a page that does not scroll sideways
+ * (wide content scrolls inside its own box). Returns the problems, empty when there are none.
+ */
+async function layoutProblems(page: Page, theme: string, lang: string): Promise<string[]> {
+  return page.evaluate(
+    ([t, l]) => {
+      const problems: string[] = [];
+      const want = l === 'en' ? 'en' : 'zh-CN';
+      if (document.documentElement.lang !== want) problems.push(`lang ${document.documentElement.lang}`);
+      if (document.body.getAttribute('theme-mode') !== t)
+        problems.push(`theme ${document.body.getAttribute('theme-mode')}`);
+      const overflow = document.documentElement.scrollWidth - window.innerWidth;
+      if (overflow > 1) problems.push(`page scrolls sideways by ${overflow} px`);
+      return problems;
+    },
+    [theme, lang] as const,
+  );
+}
+
+/** Sets the theme the way another tab of the console does: the stored value and its `storage` event. */
+async function switchTheme(page: Page, theme: string) {
+  await page.evaluate((t) => {
+    localStorage.setItem('theme-mode', t);
+    window.dispatchEvent(
+      new StorageEvent('storage', { key: 'theme-mode', newValue: t, storageArea: localStorage }),
+    );
+  }, theme);
+  await expect.poll(() => page.evaluate(() => document.body.getAttribute('theme-mode'))).toBe(theme);
+}
+
+/**
+ * Shows the current page in light/dark x zh/en x desktop(1366x900)/phone(390x844) and checks each combination
+ * (language and theme applied, no sideways scrolling); with pictures asked for (`SHOTS=1` or `SHOTS_DIR`),
+ * also saves full-page screenshots `<name>-<theme>-<lang>-<size>.png`. Size and language are set the way the
+ * console keeps them (`i18nextLng` in local storage) followed by a reload, after which `prepare` runs; the theme
+ * then changes in place as it does when another tab changes it (a page's state, such as an open drawer, stays,
+ * and theme is all it changes). The previous values and the viewport are restored afterwards. Returns the
+ * combinations as their file paths (whether or not pictures were written).
  */
 export async function shootAll(
   page: Page,
@@ -36,7 +117,8 @@ export async function shootAll(
   /** Brings the page to the state to capture after each reload (opens a row, a tab ...). */
   prepare?: (page: Page) => Promise<void>,
 ): Promise<string[]> {
-  mkdirSync(ARTIFACTS, { recursive: true });
+  const dir = SHOTS_DIR ?? ARTIFACTS;
+  if (SHOTS_DIR) mkdirSync(SHOTS_DIR, { recursive: true });
   const before = await page.evaluate(() => ({
     theme: localStorage.getItem('theme-mode'),
     lang: localStorage.getItem('i18nextLng'),
@@ -45,23 +127,30 @@ export async function shootAll(
   const files: string[] = [];
   for (const [sizeName, size] of SIZES) {
     await page.setViewportSize(size);
-    for (const theme of THEMES) {
-      for (const lang of LANGS) {
-        await page.evaluate(
-          ([t, l]) => {
-            localStorage.setItem('theme-mode', t);
-            localStorage.setItem('i18nextLng', l);
-          },
-          [theme, lang] as const,
-        );
-        await page.reload();
-        await settle(page);
-        if (prepare) {
-          await prepare(page);
-          await settle(page);
+    for (const lang of LANGS) {
+      await page.evaluate(
+        ([t, l]) => {
+          localStorage.setItem('theme-mode', t);
+          localStorage.setItem('i18nextLng', l);
+        },
+        [THEMES[0], lang] as const,
+      );
+      await page.reload();
+      await settled(page);
+      if (prepare) {
+        await prepare(page);
+        await settled(page);
+      }
+      for (const theme of THEMES) {
+        if (theme !== THEMES[0]) {
+          await switchTheme(page, theme);
+          // Colours fade to the new theme: a picture waits for them, the layout check does not need to.
+          if (SHOTS_DIR) await settled(page);
         }
-        const file = `${ARTIFACTS}${name}-${theme}-${lang}-${sizeName}.png`;
-        await page.screenshot({ path: file, fullPage: true });
+        const combination = `${name}-${theme}-${lang}-${sizeName}`;
+        expect(await layoutProblems(page, theme, lang), combination).toEqual([]);
+        const file = `${dir}${combination}.png`;
+        if (SHOTS_DIR) await page.screenshot({ path: file, fullPage: true });
         files.push(file);
       }
     }

@@ -1,17 +1,14 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
 import {
   createUserViaApi,
-  type Gateway,
-  launchBrowser,
   loginViaApi,
+  openConsole,
   openPage,
   PHONE,
   poll,
   ROOT,
-  setupViaApi,
   shootAll,
-  startGateway,
 } from '../support/index.ts';
 
 /**
@@ -19,8 +16,8 @@ import {
  * account actions that change data: user management row actions, referral transfer, system access token,
  * account deletion. Each check looks at the page and at the server.
  */
-let gw: Gateway;
-let browser: Browser;
+// Each test opens its own page; the console's own page is not used.
+const { gw, browser } = await openConsole();
 
 const setOption = (key: string, value: string) => gw.ctx.options.set(key, value);
 const userRow = (id: number) =>
@@ -35,17 +32,6 @@ async function userId(username: string): Promise<number> {
     .executeTakeFirstOrThrow();
   return Number(row.id);
 }
-
-beforeAll(async () => {
-  gw = await startGateway();
-  browser = await launchBrowser();
-  await setupViaApi(gw.url);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
-});
 
 describe('shell', () => {
   test('top bar for a visitor: name, badges, docs, sanitised footer, theme and language', async () => {

@@ -1,29 +1,12 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import {
-  type Gateway,
-  launchBrowser,
-  loginViaUi,
-  type OpenedPage,
-  openPage,
-  poll,
-  ROOT,
-  settle,
-  setupViaUi,
-  shootAll,
-  startGateway,
-} from '../support/index.ts';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { loginViaUi, openConsole, poll, ROOT, settle, setupViaUi, shootAll } from '../support/index.ts';
 
 /**
  * The account journey through the real console: first-run setup, root login, creating a user, that user's
  * own pages and password change, the admin pages refused to them, and the validation messages on the way.
  */
 const ALICE = { username: 'alice', password: 'alice-pass-1', newPassword: 'alice-pass-2' };
-
-let gw: Gateway;
-let browser: Browser;
-let opened: OpenedPage;
-let page: Page;
 
 const formErrors = (p: Page) => p.locator('.ant-form-item-explain-error').allInnerTexts();
 const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
@@ -34,17 +17,8 @@ async function logout(p: Page) {
   await p.waitForURL((u) => u.pathname === '/login');
 }
 
-beforeAll(async () => {
-  gw = await startGateway();
-  browser = await launchBrowser();
-  opened = await openPage(browser);
-  page = opened.page;
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
-});
+const opened = await openConsole({ setup: false });
+const { gw, page } = opened;
 
 describe('accounts', () => {
   test('a fresh install sends every page to /setup, which validates its fields', async () => {

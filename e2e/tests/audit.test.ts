@@ -1,25 +1,15 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import {
   createUserViaApi,
-  type Gateway,
-  launchBrowser,
   loginViaApi,
-  type OpenedPage,
-  openPage,
+  openConsole,
   poll,
   ROOT,
   settle,
-  setupViaApi,
   shootAll,
-  startGateway,
 } from '../support/index.ts';
 
 /** Root changes a channel and a setting, then reads, filters, expands and verifies them on /audit. */
-let gw: Gateway;
-let browser: Browser;
-let opened: OpenedPage;
-let page: Page;
 let rootId = 0;
 
 const call = async (method: 'post' | 'put', path: string, data: unknown) => {
@@ -32,29 +22,19 @@ const call = async (method: 'post' | 'put', path: string, data: unknown) => {
 
 const rows = () => page.locator('.ant-table-tbody tr.ant-table-row');
 
-beforeAll(async () => {
-  gw = await startGateway();
-  await setupViaApi(gw.url);
-  browser = await launchBrowser();
-  opened = await openPage(browser);
-  page = opened.page;
-  rootId = Number((await loginViaApi(page, gw.url, ROOT, '/personal')).id);
-  await call('post', '/api/channel/', {
-    type: 1,
-    name: 'audited-channel',
-    key: 'sk-e2e-very-secret',
-    base_url: 'http://127.0.0.1:9',
-    models: 'gpt-4o-mini',
-    group: 'default',
-  });
-  await call('put', '/api/option/', { key: 'ModelRatio', value: '{"gpt-4o-mini":0.075}' });
-  await createUserViaApi(page, gw.url, rootId, { username: 'carol', password: 'carol-pass-1' });
+const opened = await openConsole();
+const { gw, page } = opened;
+rootId = Number((await loginViaApi(page, gw.url, ROOT, '/personal')).id);
+await call('post', '/api/channel/', {
+  type: 1,
+  name: 'audited-channel',
+  key: 'sk-e2e-very-secret',
+  base_url: 'http://127.0.0.1:9',
+  models: 'gpt-4o-mini',
+  group: 'default',
 });
-
-afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
-});
+await call('put', '/api/option/', { key: 'ModelRatio', value: '{"gpt-4o-mini":0.075}' });
+await createUserViaApi(page, gw.url, rootId, { username: 'carol', password: 'carol-pass-1' });
 
 describe('audit log page', () => {
   test('the side nav leads root to the audit log, newest change first', async () => {

@@ -1,19 +1,16 @@
 import OpenAI from 'openai';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterAll, describe, expect, test } from 'vitest';
 import { BUDGET_MODEL, gatedUpstream } from '../../server/test/support/budget-relay.ts';
 import { flushLedger, seedChannel, seedUser } from '../../server/test/support/relay-seed.ts';
 import {
-  type Gateway,
-  launchBrowser,
   loginViaApi,
   type OpenedPage,
+  openConsole,
   openPage,
   ROOT,
   settle,
-  setupViaApi,
   shootAll,
-  startGateway,
 } from '../support/index.ts';
 
 /**
@@ -33,10 +30,7 @@ const USER_BUDGET = 20 * CALL;
 /** What a person types in a budget field for an amount of quota: dollars at 500000 quota per $1. */
 const usd = (quota: number) => String(quota / 500_000);
 
-let gw: Gateway;
 let upstream: Awaited<ReturnType<typeof gatedUpstream>>;
-let browser: Browser;
-let alice: OpenedPage;
 let admin: OpenedPage;
 let aliceId: number;
 let apiKey: string;
@@ -81,23 +75,17 @@ const tokenRow = () =>
 const userRow = () =>
   gw.ctx.db.db.selectFrom('users').selectAll().where('id', '=', aliceId).executeTakeFirstOrThrow();
 
-beforeAll(async () => {
-  upstream = await gatedUpstream();
-  gw = await startGateway();
-  await setupViaApi(gw.url);
-  await gw.ctx.options.set('ModelPrice', JSON.stringify({ [BUDGET_MODEL]: 0.5 }));
-  await seedChannel(gw.ctx, { baseUrl: upstream.url, key: 'sk-upstream', models: [BUDGET_MODEL] });
-  aliceId = (await seedUser(gw.ctx, { quota: 1_000 * 500_000, ...ALICE })).id;
-  browser = await launchBrowser();
-  alice = await openPage(browser);
-  await loginViaApi(alice.page, gw.url, ALICE, '/token');
-  admin = await openPage(browser);
-  await loginViaApi(admin.page, gw.url, ROOT, '/user');
-});
+upstream = await gatedUpstream();
+const alice = await openConsole();
+const { gw, browser } = alice;
+await gw.ctx.options.set('ModelPrice', JSON.stringify({ [BUDGET_MODEL]: 0.5 }));
+await seedChannel(gw.ctx, { baseUrl: upstream.url, key: 'sk-upstream', models: [BUDGET_MODEL] });
+aliceId = (await seedUser(gw.ctx, { quota: 1_000 * 500_000, ...ALICE })).id;
+await loginViaApi(alice.page, gw.url, ALICE, '/token');
+admin = await openPage(browser);
+await loginViaApi(admin.page, gw.url, ROOT, '/user');
 
 afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
   await upstream?.close();
 });
 

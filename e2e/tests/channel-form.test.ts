@@ -1,29 +1,11 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import {
-  type Gateway,
-  LAPTOP,
-  launchBrowser,
-  loginViaApi,
-  type OpenedPage,
-  openPage,
-  poll,
-  ROOT,
-  settle,
-  setupViaApi,
-  shootAll,
-  startGateway,
-} from '../support/index.ts';
+import { describe, expect, test } from 'vitest';
+import { LAPTOP, loginViaApi, openConsole, poll, ROOT, settle, shootAll } from '../support/index.ts';
 
 /**
  * Issue 27 point 9 (and the doubled toast of point 11): the channel form marks its required fields, shows each
  * problem at its field, refuses a negative weight instead of turning it into 0, and asks about a trailing /v1 with
  * buttons that say what they do, once per address.
  */
-let gw: Gateway;
-let browser: Browser;
-let opened: OpenedPage;
-let page: Page;
 
 const drawer = () => page.locator('.ant-drawer-open');
 const fieldErrors = () => page.locator('.ant-form-item-explain-error').allInnerTexts();
@@ -39,19 +21,9 @@ async function openAdd() {
   await poll(() => drawer().getByText('Create a channel', { exact: false }).count()).toBeGreaterThan(0);
 }
 
-beforeAll(async () => {
-  gw = await startGateway();
-  await setupViaApi(gw.url);
-  browser = await launchBrowser();
-  opened = await openPage(browser, { locale: 'en-US', viewport: LAPTOP });
-  page = opened.page;
-  await loginViaApi(page, gw.url, ROOT, '/channel');
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
-});
+const opened = await openConsole({ locale: 'en-US', viewport: LAPTOP });
+const { gw, page } = opened;
+await loginViaApi(page, gw.url, ROOT, '/channel');
 
 describe('channel form', () => {
   test('marks the required fields and shows an empty submit at the fields, with one toast', async () => {

@@ -1,62 +1,37 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../server/test/support/mock-upstream.ts';
 import { seedChannel, seedToken } from '../../server/test/support/relay-seed.ts';
-import {
-  type Gateway,
-  LAPTOP,
-  launchBrowser,
-  loginViaApi,
-  type OpenedPage,
-  openPage,
-  poll,
-  ROOT,
-  settle,
-  setupViaApi,
-  shootAll,
-  startGateway,
-} from '../support/index.ts';
+import { LAPTOP, loginViaApi, openConsole, poll, ROOT, settle, shootAll } from '../support/index.ts';
 
 /**
  * Issue 27 point 6: a multi-key channel shows its key count in the list and each key's label and state in the
  * drawer; one key can be tested, a refused key is disabled by itself, and a caller gets the gateway's own error.
  */
-let gw: Gateway;
 let mock: MockUpstream;
-let browser: Browser;
-let opened: OpenedPage;
-let page: Page;
 let channelId = 0;
 let apiKey = '';
 
 const keyRows = () => page.getByTestId('channel-keys').locator('.ant-table-tbody tr.ant-table-row');
 
-beforeAll(async () => {
-  mock = await startMockUpstream();
-  gw = await startGateway();
-  await setupViaApi(gw.url);
-  ({ id: channelId } = await seedChannel(gw.ctx, {
-    baseUrl: mock.url,
-    key: 'sk-key-alpha-0001\nsk-badkey-beta-0002',
-    models: ['gpt-4o-mini'],
-    name: 'pooled keys',
-  }));
-  const root = await gw.ctx.db.db
-    .selectFrom('users')
-    .select(['id'])
-    .where('username', '=', ROOT.username)
-    .executeTakeFirstOrThrow();
-  await gw.ctx.db.db.updateTable('users').set({ quota: 5_000_000 }).where('id', '=', root.id).execute();
-  apiKey = (await seedToken(gw.ctx, { userId: Number(root.id), unlimited: true })).apiKey;
-  browser = await launchBrowser();
-  opened = await openPage(browser, { locale: 'en-US', viewport: LAPTOP });
-  page = opened.page;
-  await loginViaApi(page, gw.url, ROOT, '/channel');
-});
+mock = await startMockUpstream();
+const opened = await openConsole({ locale: 'en-US', viewport: LAPTOP });
+const { gw, page } = opened;
+({ id: channelId } = await seedChannel(gw.ctx, {
+  baseUrl: mock.url,
+  key: 'sk-key-alpha-0001\nsk-badkey-beta-0002',
+  models: ['gpt-4o-mini'],
+  name: 'pooled keys',
+}));
+const root = await gw.ctx.db.db
+  .selectFrom('users')
+  .select(['id'])
+  .where('username', '=', ROOT.username)
+  .executeTakeFirstOrThrow();
+await gw.ctx.db.db.updateTable('users').set({ quota: 5_000_000 }).where('id', '=', root.id).execute();
+apiKey = (await seedToken(gw.ctx, { userId: Number(root.id), unlimited: true })).apiKey;
+await loginViaApi(page, gw.url, ROOT, '/channel');
 
 afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
   await mock?.close();
 });
 

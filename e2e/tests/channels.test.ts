@@ -1,29 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterAll, describe, expect, test } from 'vitest';
 import { fixtureText } from '../../server/test/support/fixtures.ts';
 import { seedToken, seedUser } from '../../server/test/support/relay-seed.ts';
-import {
-  ARTIFACTS,
-  type Gateway,
-  launchBrowser,
-  loginViaApi,
-  type OpenedPage,
-  openPage,
-  ROOT,
-  settle,
-  setupViaApi,
-  shootAll,
-  startGateway,
-} from '../support/index.ts';
+import { loginViaApi, openConsole, openPage, ROOT, settle, shootAll, shot } from '../support/index.ts';
 
 /** An admin adds a channel against a mock OpenAI upstream on /channel, fetches its models and tests it. */
 
-let gw: Gateway;
-let browser: Browser;
-let opened: OpenedPage;
-let page: Page;
 let upstream: Server;
 let upstreamUrl = '';
 
@@ -63,23 +47,16 @@ function startUpstream(): Promise<Server> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-beforeAll(async () => {
-  upstream = await startUpstream();
-  upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-  gw = await startGateway();
-  await setupViaApi(gw.url);
-  // The mock upstream is on loopback, which the SSRF guard refuses unless the admin allows it.
-  await gw.ctx.options.set('fetch_setting.allow_private_ip', 'true');
-  browser = await launchBrowser();
-  // Every column of the list shows from 1600 px (wide-tables.test.ts checks which give way at 1366 px).
-  opened = await openPage(browser, { viewport: { width: 1680, height: 1000 } });
-  page = opened.page;
-  await loginViaApi(page, gw.url, ROOT, '/channel');
-});
+upstream = await startUpstream();
+upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+// Every column of the list shows from 1600 px (wide-tables.test.ts checks which give way at 1366 px).
+const opened = await openConsole({ viewport: { width: 1680, height: 1000 } });
+const { gw, browser, page } = opened;
+// The mock upstream is on loopback, which the SSRF guard refuses unless the admin allows it.
+await gw.ctx.options.set('fetch_setting.allow_private_ip', 'true');
+await loginViaApi(page, gw.url, ROOT, '/channel');
 
 afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
   upstream?.close();
 });
 
@@ -203,7 +180,7 @@ describe('channels page', () => {
       await settle(other.page);
       const notice = other.page.getByTestId('key-custody');
       await expect.poll(() => notice.innerText()).toContain('须重新填写密钥（只有 root 可保留原密钥）');
-      await other.page.screenshot({ path: `${ARTIFACTS}channel-drawer-key-custody-admin.png` });
+      await shot(other.page, 'channel-drawer-key-custody-admin');
       await other.page.locator('#channel_base_url').fill('http://127.0.0.1:9');
       await other.page.getByTestId('channel-submit').click();
       await expect.poll(() => toast(other.page, 'needs the keys entered again').count()).toBeGreaterThan(0);

@@ -1,71 +1,45 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { exportQuotaData } from '../../server/src/modules/data/export.ts';
 import { consumeLogRow } from '../../server/test/support/console-rows.ts';
-import {
-  type Gateway,
-  launchBrowser,
-  loginViaApi,
-  type OpenedPage,
-  openPage,
-  ROOT,
-  settle,
-  setupViaApi,
-  shootAll,
-  startGateway,
-} from '../support/index.ts';
+import { loginViaApi, openConsole, ROOT, settle, shootAll } from '../support/index.ts';
 
 /** The data dashboard (/detail) over hourly rows exported from seeded usage logs. */
-let gw: Gateway;
-let browser: Browser;
-let opened: OpenedPage;
-let page: Page;
 let rootId = 0;
 
-beforeAll(async () => {
-  gw = await startGateway();
-  await setupViaApi(gw.url);
-  const root = await gw.ctx.db.db
-    .selectFrom('users')
-    .select(['id', 'username'])
-    .where('username', '=', ROOT.username)
-    .executeTakeFirstOrThrow();
-  rootId = Number(root.id);
-  const now = Math.floor(Date.now() / 1000);
-  const row = (model: string, ago: number, quota: number, tokens: number) =>
-    consumeLogRow({
-      user_id: Number(root.id),
-      username: root.username,
-      model_name: model,
-      created_at: now - ago,
-      type: 2,
-      quota,
-      prompt_tokens: tokens,
-      completion_tokens: tokens,
-      content: '',
-      other: '{}',
-    });
-  await gw.ctx.logDb.db
-    .insertInto('logs')
-    .values([
-      row('gpt-4o-mini', 60, 1500, 100),
-      row('gpt-4o-mini', 3 * 3600, 2500, 200),
-      row('gpt-4o', 2 * 3600, 125000, 1000),
-      row('gpt-4o', 5 * 3600, 250000, 2000),
-      row('deepseek-chat', 7 * 3600, 30000, 500),
-    ])
-    .execute();
-  await exportQuotaData(gw.ctx);
-  browser = await launchBrowser();
-  opened = await openPage(browser);
-  page = opened.page;
-  await loginViaApi(page, gw.url, ROOT, '/detail');
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
-});
+const opened = await openConsole();
+const { gw, page } = opened;
+const root = await gw.ctx.db.db
+  .selectFrom('users')
+  .select(['id', 'username'])
+  .where('username', '=', ROOT.username)
+  .executeTakeFirstOrThrow();
+rootId = Number(root.id);
+const now = Math.floor(Date.now() / 1000);
+const row = (model: string, ago: number, quota: number, tokens: number) =>
+  consumeLogRow({
+    user_id: Number(root.id),
+    username: root.username,
+    model_name: model,
+    created_at: now - ago,
+    type: 2,
+    quota,
+    prompt_tokens: tokens,
+    completion_tokens: tokens,
+    content: '',
+    other: '{}',
+  });
+await gw.ctx.logDb.db
+  .insertInto('logs')
+  .values([
+    row('gpt-4o-mini', 60, 1500, 100),
+    row('gpt-4o-mini', 3 * 3600, 2500, 200),
+    row('gpt-4o', 2 * 3600, 125000, 1000),
+    row('gpt-4o', 5 * 3600, 250000, 2000),
+    row('deepseek-chat', 7 * 3600, 30000, 500),
+  ])
+  .execute();
+await exportQuotaData(gw.ctx);
+await loginViaApi(page, gw.url, ROOT, '/detail');
 
 describe('dashboard', () => {
   test('shows the range totals and charts of the last 24 hours', async () => {

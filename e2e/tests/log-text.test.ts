@@ -1,30 +1,14 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterAll, describe, expect, test } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../server/test/support/mock-upstream.ts';
 import { seedChannel, seedToken } from '../../server/test/support/relay-seed.ts';
-import {
-  type Gateway,
-  launchBrowser,
-  loginViaApi,
-  type OpenedPage,
-  openPage,
-  poll,
-  ROOT,
-  settle,
-  setupViaApi,
-  shootAll,
-  startGateway,
-} from '../support/index.ts';
+import { loginViaApi, openConsole, poll, ROOT, settle, shootAll } from '../support/index.ts';
 
 /**
  * The usage log read in English: what the server wrote (a real relay call, a redemption, a task refund) is in
  * English, rows from before keep their stored text, and the billing explanation agrees with itself.
  */
-let gw: Gateway;
 let mock: MockUpstream;
-let browser: Browser;
-let admin: OpenedPage;
-let page: Page;
 let rootId = 0;
 
 const rows = (p: Page) => p.locator('.ant-table-tbody tr.ant-table-row');
@@ -37,78 +21,71 @@ const expandedUnder = (p: Page, text: string) =>
   rows(p).filter({ hasText: text }).first().locator('xpath=following-sibling::tr[1]');
 const HAN = /[\u4e00-\u9fff]/;
 
-beforeAll(async () => {
-  mock = await startMockUpstream();
-  gw = await startGateway();
-  await setupViaApi(gw.url);
-  await seedChannel(gw.ctx, { baseUrl: mock.url, key: 'sk-upstream-good', models: ['gpt-4o-mini'] });
-  browser = await launchBrowser();
-  admin = await openPage(browser, { locale: 'en-US' });
-  page = admin.page;
-  const root = await loginViaApi(page, gw.url, ROOT, '/personal');
-  rootId = Number(root.id);
-  await page.evaluate(() => localStorage.setItem('i18nextLng', 'en'));
+mock = await startMockUpstream();
+const admin = await openConsole({ locale: 'en-US' });
+const { gw, page } = admin;
+await seedChannel(gw.ctx, { baseUrl: mock.url, key: 'sk-upstream-good', models: ['gpt-4o-mini'] });
+const root = await loginViaApi(page, gw.url, ROOT, '/personal');
+rootId = Number(root.id);
+await page.evaluate(() => localStorage.setItem('i18nextLng', 'en'));
 
-  // A real call through the relay: gpt-4o-mini is priced by the built-in table (ratio 0.075, completion 4).
-  const token = await seedToken(gw.ctx, { userId: rootId, remain: 10_000_000 });
-  const res = await fetch(`${gw.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token.apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello there' }] }),
-  });
-  expect(res.status).toBe(200);
-  const now = Math.floor(Date.now() / 1000);
-  const row = {
-    user_id: rootId,
-    username: 'root',
-    token_name: 'old-key',
-    token_id: 0,
-    prompt_tokens: 0,
-    completion_tokens: 0,
-    use_time: 0,
-    first_time: 0,
-    is_stream: 0,
-    channel_id: 1,
-    group: 'default',
-    ip: '',
-    request_id: '',
-  };
-  await gw.ctx.logDb.db
-    .insertInto('logs')
-    .values([
-      // Written before the server sent codes: its stored text is all there is.
-      {
-        ...row,
-        created_at: now - 60,
-        type: 2,
-        content: '模型倍率 0.07，补全倍率 4.00，分组倍率 1.00',
-        model_name: 'old-model',
-        quota: 10,
-        other: JSON.stringify({ model_ratio: 0.075, completion_ratio: 4, group_ratio: 1, model_price: -1 }),
-      },
-      // A failed task's refund, as the task poller writes it.
-      {
-        ...row,
-        created_at: now - 30,
-        type: 2,
-        content: '任务 task-77 失败，退还 50000（upstream failed）',
-        model_name: 'suno_music',
-        quota: -50_000,
-        other: JSON.stringify({
-          content_code: 'task_refund',
-          task_id: 'task-77',
-          refund: true,
-          reason: 'upstream failed',
-        }),
-      },
-    ])
-    .execute();
-  await gw.ctx.logDb.db.deleteFrom('logs').where('content', 'like', 'Initial root quota%').execute();
+// A real call through the relay: gpt-4o-mini is priced by the built-in table (ratio 0.075, completion 4).
+const token = await seedToken(gw.ctx, { userId: rootId, remain: 10_000_000 });
+const res = await fetch(`${gw.url}/v1/chat/completions`, {
+  method: 'POST',
+  headers: { authorization: `Bearer ${token.apiKey}`, 'content-type': 'application/json' },
+  body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello there' }] }),
 });
+expect(res.status).toBe(200);
+const now = Math.floor(Date.now() / 1000);
+const row = {
+  user_id: rootId,
+  username: 'root',
+  token_name: 'old-key',
+  token_id: 0,
+  prompt_tokens: 0,
+  completion_tokens: 0,
+  use_time: 0,
+  first_time: 0,
+  is_stream: 0,
+  channel_id: 1,
+  group: 'default',
+  ip: '',
+  request_id: '',
+};
+await gw.ctx.logDb.db
+  .insertInto('logs')
+  .values([
+    // Written before the server sent codes: its stored text is all there is.
+    {
+      ...row,
+      created_at: now - 60,
+      type: 2,
+      content: '模型倍率 0.07，补全倍率 4.00，分组倍率 1.00',
+      model_name: 'old-model',
+      quota: 10,
+      other: JSON.stringify({ model_ratio: 0.075, completion_ratio: 4, group_ratio: 1, model_price: -1 }),
+    },
+    // A failed task's refund, as the task poller writes it.
+    {
+      ...row,
+      created_at: now - 30,
+      type: 2,
+      content: '任务 task-77 失败，退还 50000（upstream failed）',
+      model_name: 'suno_music',
+      quota: -50_000,
+      other: JSON.stringify({
+        content_code: 'task_refund',
+        task_id: 'task-77',
+        refund: true,
+        reason: 'upstream failed',
+      }),
+    },
+  ])
+  .execute();
+await gw.ctx.logDb.db.deleteFrom('logs').where('content', 'like', 'Initial root quota%').execute();
 
 afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
   await mock?.close();
 });
 

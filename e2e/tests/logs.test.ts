@@ -1,157 +1,139 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
 import {
-  ARTIFACTS,
   createUserViaApi,
-  type Gateway,
-  launchBrowser,
   loginViaApi,
-  type OpenedPage,
+  openConsole,
   openPage,
   poll,
   ROOT,
   settle,
-  setupViaApi,
   shootAll,
-  startGateway,
+  shot,
 } from '../support/index.ts';
 
 /** The usage log page: stats, filters, expandable billing details, column settings, admin vs user views. */
 const ALICE = { username: 'alice', password: 'alice-pass-1' };
 
-let gw: Gateway;
-let browser: Browser;
-let admin: OpenedPage;
-let page: Page;
 let aliceId = 0;
 
 const rows = (p: Page) => p.locator('.ant-table-tbody tr.ant-table-row');
 
-beforeAll(async () => {
-  gw = await startGateway();
-  await setupViaApi(gw.url);
-  browser = await launchBrowser();
-  // Every column of the list shows from 1600 px (wide-tables.test.ts checks which give way at 1366 px).
-  admin = await openPage(browser, { viewport: { width: 1680, height: 1000 } });
-  page = admin.page;
-  const root = await loginViaApi(page, gw.url, ROOT, '/personal');
-  await createUserViaApi(page, gw.url, Number(root.id), ALICE);
-  const db = gw.ctx.db.db;
-  aliceId = Number(
-    (await db.selectFrom('users').select('id').where('username', '=', 'alice').executeTakeFirstOrThrow()).id,
-  );
-  await db
-    .insertInto('channels')
-    .values({ type: 1, key: 'sk-x', name: 'openai-main', models: 'gpt-4o', group: 'default' } as never)
-    .execute();
-  const channel = Number((await db.selectFrom('channels').select('id').executeTakeFirstOrThrow()).id);
-  const now = Math.floor(Date.now() / 1000);
-  const base = {
-    type: 2,
-    content: '',
-    token_id: 1,
-    use_time: 4,
-    is_stream: 1,
-    channel_id: channel,
-    group: 'default',
-    ip: '10.0.0.9',
-    request_id: 'req-e2e',
-  };
-  const other = (o: Record<string, unknown>) =>
-    JSON.stringify({
-      model_ratio: 1.25,
-      completion_ratio: 4,
-      group_ratio: 1,
-      model_price: -1,
-      cache_tokens: 0,
-      cache_ratio: 0.5,
-      use_time: 4200,
-      admin_info: { use_channel: [String(channel)] },
-      ...o,
-    });
-  // Only the rows below: drop what account creation logged.
-  await gw.ctx.logDb.db.deleteFrom('logs').execute();
-  await gw.ctx.logDb.db
-    .insertInto('logs')
-    .values([
-      {
-        ...base,
-        user_id: aliceId,
-        username: 'alice',
-        created_at: now - 30,
-        token_name: 'alice-key',
-        model_name: 'gpt-4o',
-        quota: 13750,
-        prompt_tokens: 1000,
-        completion_tokens: 2500,
-        first_time: 800,
-        other: other({
-          cache_tokens: 200,
-          is_model_mapped: true,
-          upstream_model_name: 'gpt-4o-2024-08-06',
-          admin_info: { use_channel: ['7', String(channel)] },
-        }),
-      },
-      {
-        ...base,
-        user_id: aliceId,
-        username: 'alice',
-        created_at: now - 20,
-        token_name: 'alice-key',
-        model_name: 'claude-3-haiku',
-        quota: 500,
-        prompt_tokens: 100,
-        completion_tokens: 50,
-        first_time: 12_000,
-        is_stream: 0,
-        // A Claude answer with 5-minute and 1-hour cache writes and reasoning tokens.
-        other: other({
-          model_ratio: 0.125,
-          cache_creation_tokens: 40,
-          cache_creation_tokens_1h: 20,
-          cache_creation_ratio: 1.25,
-          reasoning_tokens: 30,
-        }),
-      },
-      {
-        ...base,
-        user_id: Number(root.id),
-        username: 'root',
-        created_at: now - 10,
-        token_name: 'root-key',
-        model_name: 'gpt-4o',
-        quota: 2000,
-        prompt_tokens: 200,
-        completion_tokens: 300,
-        first_time: 500,
-        other: other({}),
-      },
-      {
-        ...base,
-        user_id: aliceId,
-        username: 'alice',
-        created_at: now - 5,
-        type: 1,
-        content: '通过兑换码充值 $1.000000，兑换码ID 3',
-        token_name: '',
-        model_name: '',
-        quota: 500000,
-        prompt_tokens: 0,
-        completion_tokens: 0,
-        first_time: 0,
-        channel_id: 0,
-        other: '',
-      },
-    ])
-    .execute();
-  await page.goto(`${gw.url}/log`);
-  await settle(page);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
-});
+// Every column of the list shows from 1600 px (wide-tables.test.ts checks which give way at 1366 px).
+const admin = await openConsole({ viewport: { width: 1680, height: 1000 } });
+const { gw, browser, page } = admin;
+const root = await loginViaApi(page, gw.url, ROOT, '/personal');
+await createUserViaApi(page, gw.url, Number(root.id), ALICE);
+const db = gw.ctx.db.db;
+aliceId = Number(
+  (await db.selectFrom('users').select('id').where('username', '=', 'alice').executeTakeFirstOrThrow()).id,
+);
+await db
+  .insertInto('channels')
+  .values({ type: 1, key: 'sk-x', name: 'openai-main', models: 'gpt-4o', group: 'default' } as never)
+  .execute();
+const channel = Number((await db.selectFrom('channels').select('id').executeTakeFirstOrThrow()).id);
+const now = Math.floor(Date.now() / 1000);
+const base = {
+  type: 2,
+  content: '',
+  token_id: 1,
+  use_time: 4,
+  is_stream: 1,
+  channel_id: channel,
+  group: 'default',
+  ip: '10.0.0.9',
+  request_id: 'req-e2e',
+};
+const other = (o: Record<string, unknown>) =>
+  JSON.stringify({
+    model_ratio: 1.25,
+    completion_ratio: 4,
+    group_ratio: 1,
+    model_price: -1,
+    cache_tokens: 0,
+    cache_ratio: 0.5,
+    use_time: 4200,
+    admin_info: { use_channel: [String(channel)] },
+    ...o,
+  });
+// Only the rows below: drop what account creation logged.
+await gw.ctx.logDb.db.deleteFrom('logs').execute();
+await gw.ctx.logDb.db
+  .insertInto('logs')
+  .values([
+    {
+      ...base,
+      user_id: aliceId,
+      username: 'alice',
+      created_at: now - 30,
+      token_name: 'alice-key',
+      model_name: 'gpt-4o',
+      quota: 13750,
+      prompt_tokens: 1000,
+      completion_tokens: 2500,
+      first_time: 800,
+      other: other({
+        cache_tokens: 200,
+        is_model_mapped: true,
+        upstream_model_name: 'gpt-4o-2024-08-06',
+        admin_info: { use_channel: ['7', String(channel)] },
+      }),
+    },
+    {
+      ...base,
+      user_id: aliceId,
+      username: 'alice',
+      created_at: now - 20,
+      token_name: 'alice-key',
+      model_name: 'claude-3-haiku',
+      quota: 500,
+      prompt_tokens: 100,
+      completion_tokens: 50,
+      first_time: 12_000,
+      is_stream: 0,
+      // A Claude answer with 5-minute and 1-hour cache writes and reasoning tokens.
+      other: other({
+        model_ratio: 0.125,
+        cache_creation_tokens: 40,
+        cache_creation_tokens_1h: 20,
+        cache_creation_ratio: 1.25,
+        reasoning_tokens: 30,
+      }),
+    },
+    {
+      ...base,
+      user_id: Number(root.id),
+      username: 'root',
+      created_at: now - 10,
+      token_name: 'root-key',
+      model_name: 'gpt-4o',
+      quota: 2000,
+      prompt_tokens: 200,
+      completion_tokens: 300,
+      first_time: 500,
+      other: other({}),
+    },
+    {
+      ...base,
+      user_id: aliceId,
+      username: 'alice',
+      created_at: now - 5,
+      type: 1,
+      content: '通过兑换码充值 $1.000000，兑换码ID 3',
+      token_name: '',
+      model_name: '',
+      quota: 500000,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      first_time: 0,
+      channel_id: 0,
+      other: '',
+    },
+  ])
+  .execute();
+await page.goto(`${gw.url}/log`);
+await settle(page);
 
 describe('usage logs', () => {
   test('an admin sees every row, the stats and the admin columns', async () => {
@@ -188,7 +170,7 @@ describe('usage logs', () => {
     expect(cells).toContain('4.2 s');
     expect(cells).toContain('0.8 s');
     expect(cells).toContain('595.2 t/s');
-    await page.screenshot({ path: `${ARTIFACTS}logs-expanded-light-zh-desktop.png`, fullPage: true });
+    await shot(page, 'logs-expanded-light-zh-desktop', { fullPage: true });
   });
 
   test('opens the user info from a username', async () => {

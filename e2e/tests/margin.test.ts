@@ -1,23 +1,10 @@
 import OpenAI from 'openai';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import { exportQuotaData } from '../../server/src/modules/data/export.ts';
 import { relayState } from '../../server/src/relay/state.ts';
 import { type FlakyUpstream, startFlakyUpstream } from '../../server/test/support/mock-flaky.ts';
 import { flushLedger, seedChannel, seedToken, seedUser } from '../../server/test/support/relay-seed.ts';
-import {
-  ARTIFACTS,
-  type Gateway,
-  launchBrowser,
-  loginViaApi,
-  type OpenedPage,
-  openPage,
-  ROOT,
-  settle,
-  setupViaApi,
-  shootAll,
-  startGateway,
-} from '../support/index.ts';
+import { loginViaApi, openConsole, ROOT, settle, shootAll, shot } from '../support/index.ts';
 
 /**
  * Channel cost and margin in the console, with rows produced by relaying through a mock upstream: an admin
@@ -33,31 +20,20 @@ import {
  * - "Direct" (group vip): cost ratio 1.2, 4 x gpt-4o-mini: revenue 440, cost 4 x round(132.12) = 528 (a loss).
  * Totals: revenue 4440, cost 3662, margin 778.
  */
-let gw: Gateway;
 let mock: FlakyUpstream;
-let browser: Browser;
-let opened: OpenedPage;
-let page: Page;
 
 // antd 6 has no `.ant-drawer-content`; the open drawer is `.ant-drawer-open`.
 const drawer = () => page.locator('.ant-drawer-open');
 const toast = (text: string) => page.locator('.ant-message').getByText(text, { exact: false });
 
-beforeAll(async () => {
-  mock = await startFlakyUpstream();
-  gw = await startGateway();
-  await setupViaApi(gw.url);
-  await gw.ctx.options.set('DisplayInCurrencyEnabled', 'false');
-  await gw.ctx.options.set('GroupRatio', JSON.stringify({ default: 1, vip: 1 }));
-  browser = await launchBrowser();
-  opened = await openPage(browser);
-  page = opened.page;
-  await loginViaApi(page, gw.url, ROOT, '/channel');
-});
+mock = await startFlakyUpstream();
+const opened = await openConsole();
+const { gw, browser, page } = opened;
+await gw.ctx.options.set('DisplayInCurrencyEnabled', 'false');
+await gw.ctx.options.set('GroupRatio', JSON.stringify({ default: 1, vip: 1 }));
+await loginViaApi(page, gw.url, ROOT, '/channel');
 
 afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
   await mock?.close();
 });
 
@@ -231,7 +207,7 @@ describe('channel cost and margin', () => {
   test('screenshots of the dashboard margin', async () => {
     await page.getByTestId('margin-panel').getByRole('tab', { name: '按天' }).click();
     await settle(page);
-    await page.getByTestId('margin-panel').screenshot({ path: `${ARTIFACTS}margin-dashboard-day.png` });
+    await shot(page.getByTestId('margin-panel'), 'margin-dashboard-day');
     await shootAll(page, 'margin-dashboard', async (p) => {
       const panel = p.getByTestId('margin-panel');
       await panel.scrollIntoViewIfNeeded();

@@ -1,32 +1,16 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import { pollMidjourney } from '../../server/src/relay/midjourney/poller.ts';
 import { relayState } from '../../server/src/relay/state.ts';
 import { type MidjourneyProxy, startMidjourneyProxy } from '../../server/test/support/mock-midjourney.ts';
 import { seedChannel, seedToken, seedUser } from '../../server/test/support/relay-seed.ts';
-import {
-  type Gateway,
-  launchBrowser,
-  loginViaApi,
-  type OpenedPage,
-  openPage,
-  ROOT,
-  settle,
-  setupViaApi,
-  shootAll,
-  startGateway,
-} from '../support/index.ts';
+import { loginViaApi, openConsole, ROOT, settle, shootAll } from '../support/index.ts';
 
 /** The drawing log (/midjourney) with real tasks relayed through a midjourney-proxy stand-in. */
 
 const SECRET = 'e2e-mj-secret';
 const ALICE = { username: 'alice', password: 'alice-pass-1234' };
 
-let gw: Gateway;
 let proxy: MidjourneyProxy;
-let browser: Browser;
-let opened: OpenedPage;
-let page: Page;
 let channelId = 0;
 const ids: Record<string, string> = {};
 
@@ -41,55 +25,48 @@ async function submit(apiKey: string, prompt: string): Promise<string> {
   return ((await res.json()) as { result: string }).result;
 }
 
-beforeAll(async () => {
-  proxy = await startMidjourneyProxy(SECRET);
-  gw = await startGateway({ TASK_POLL_INTERVAL: '0' });
-  await setupViaApi(gw.url);
-  // The stand-in's image host is on loopback.
-  await gw.ctx.options.set('fetch_setting.allow_private_ip', 'true');
-  ({ id: channelId } = await seedChannel(gw.ctx, {
-    type: 2,
-    baseUrl: proxy.url,
-    key: SECRET,
-    models: ['mj_imagine', 'mj_upscale'],
-  }));
-  const root = await gw.ctx.db.db
-    .selectFrom('users')
-    .select(['id'])
-    .where('username', '=', ROOT.username)
-    .executeTakeFirstOrThrow();
-  await gw.ctx.db.db.updateTable('users').set({ quota: 5_000_000 }).where('id', '=', root.id).execute();
-  const rootKey = (await seedToken(gw.ctx, { userId: Number(root.id), unlimited: true })).apiKey;
-  const alice = await seedUser(gw.ctx, { quota: 5_000_000, ...ALICE });
-  const aliceKey = (await seedToken(gw.ctx, { userId: alice.id, unlimited: true })).apiKey;
+proxy = await startMidjourneyProxy(SECRET);
+const opened = await openConsole({ env: { TASK_POLL_INTERVAL: '0' } });
+const { gw, page } = opened;
+// The stand-in's image host is on loopback.
+await gw.ctx.options.set('fetch_setting.allow_private_ip', 'true');
+({ id: channelId } = await seedChannel(gw.ctx, {
+  type: 2,
+  baseUrl: proxy.url,
+  key: SECRET,
+  models: ['mj_imagine', 'mj_upscale'],
+}));
+const root = await gw.ctx.db.db
+  .selectFrom('users')
+  .select(['id'])
+  .where('username', '=', ROOT.username)
+  .executeTakeFirstOrThrow();
+await gw.ctx.db.db.updateTable('users').set({ quota: 5_000_000 }).where('id', '=', root.id).execute();
+const rootKey = (await seedToken(gw.ctx, { userId: Number(root.id), unlimited: true })).apiKey;
+const alice = await seedUser(gw.ctx, { quota: 5_000_000, ...ALICE });
+const aliceKey = (await seedToken(gw.ctx, { userId: alice.id, unlimited: true })).apiKey;
 
-  ids.done = await submit(rootKey, 'a lighthouse on a cliff at sunset, oil painting');
-  ids.running = await submit(rootKey, 'a paper boat on a rainy street');
-  ids.failed = await submit(rootKey, 'something the moderators refuse');
-  proxy.refuseNext(23, '队列已满，请稍后尝试');
-  await submit(rootKey, 'a crowded queue');
-  ids.alice = await submit(aliceKey, 'alice draws a fox');
-  proxy.advance(ids.done, 'success');
-  proxy.advance(ids.running, 'progress', '62%');
-  proxy.advance(ids.failed, 'failure', '[Banned prompt] the prompt contains a banned word');
-  proxy.advance(ids.alice, 'success');
-  await pollMidjourney(relayState(gw.ctx));
-  // Alice's image can no longer be loaded (an expired upstream link).
-  await gw.ctx.db.db
-    .updateTable('midjourneys')
-    .set({ image_url: 'http://127.0.0.1:9/expired.png' })
-    .where('mj_id', '=', ids.alice)
-    .execute();
+ids.done = await submit(rootKey, 'a lighthouse on a cliff at sunset, oil painting');
+ids.running = await submit(rootKey, 'a paper boat on a rainy street');
+ids.failed = await submit(rootKey, 'something the moderators refuse');
+proxy.refuseNext(23, '队列已满，请稍后尝试');
+await submit(rootKey, 'a crowded queue');
+ids.alice = await submit(aliceKey, 'alice draws a fox');
+proxy.advance(ids.done, 'success');
+proxy.advance(ids.running, 'progress', '62%');
+proxy.advance(ids.failed, 'failure', '[Banned prompt] the prompt contains a banned word');
+proxy.advance(ids.alice, 'success');
+await pollMidjourney(relayState(gw.ctx));
+// Alice's image can no longer be loaded (an expired upstream link).
+await gw.ctx.db.db
+  .updateTable('midjourneys')
+  .set({ image_url: 'http://127.0.0.1:9/expired.png' })
+  .where('mj_id', '=', ids.alice)
+  .execute();
 
-  browser = await launchBrowser();
-  opened = await openPage(browser);
-  page = opened.page;
-  await loginViaApi(page, gw.url, ROOT, '/midjourney');
-});
+await loginViaApi(page, gw.url, ROOT, '/midjourney');
 
 afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
   await proxy?.close();
 });
 

@@ -1,79 +1,53 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
 import { seedToken } from '../../server/test/support/relay-seed.ts';
-import {
-  type Gateway,
-  launchBrowser,
-  loginViaApi,
-  type OpenedPage,
-  openPage,
-  poll,
-  ROOT,
-  settle,
-  setupViaApi,
-  shootAll,
-  startGateway,
-} from '../support/index.ts';
+import { loginViaApi, openConsole, poll, ROOT, settle, shootAll } from '../support/index.ts';
 
 /**
  * Small amounts read as what they are (issue 27, point 2): a call that cost 8 quota ($0.000016) is not $0.00 in
  * the log's tags, the cost column, the margin totals or the token list; the token quota field takes dollars.
  */
-let gw: Gateway;
-let browser: Browser;
-let admin: OpenedPage;
-let page: Page;
 
 const rows = (p: Page) => p.locator('.ant-table-tbody tr.ant-table-row');
 const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
 
-beforeAll(async () => {
-  gw = await startGateway();
-  await setupViaApi(gw.url);
-  browser = await launchBrowser();
-  admin = await openPage(browser);
-  page = admin.page;
-  const root = await loginViaApi(page, gw.url, ROOT, '/personal');
-  const token = await seedToken(gw.ctx, { userId: Number(root.id), remain: 1_000_000 });
-  await gw.ctx.db.db.updateTable('tokens').set({ used_quota: 8 }).where('id', '=', token.id).execute();
-  await gw.ctx.logDb.db.deleteFrom('logs').execute();
-  await gw.ctx.logDb.db
-    .insertInto('logs')
-    .values({
-      user_id: Number(root.id),
-      username: 'root',
-      created_at: Math.floor(Date.now() / 1000) - 30,
-      type: 2,
-      content: '',
-      token_name: 'small-key',
-      token_id: token.id,
-      model_name: 'gpt-4o-mini',
-      quota: 8,
-      cost: 5,
-      prompt_tokens: 10,
-      completion_tokens: 25,
-      use_time: 1,
-      first_time: 0,
-      is_stream: 0,
-      channel_id: 0,
-      group: 'default',
-      ip: '',
-      request_id: '',
-      other: JSON.stringify({
-        content_code: 'consume',
-        model_ratio: 0.075,
-        completion_ratio: 4,
-        group_ratio: 1,
-        model_price: -1,
-      }),
-    } as never)
-    .execute();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
-});
+const admin = await openConsole();
+const { gw, page } = admin;
+const root = await loginViaApi(page, gw.url, ROOT, '/personal');
+const token = await seedToken(gw.ctx, { userId: Number(root.id), remain: 1_000_000 });
+await gw.ctx.db.db.updateTable('tokens').set({ used_quota: 8 }).where('id', '=', token.id).execute();
+await gw.ctx.logDb.db.deleteFrom('logs').execute();
+await gw.ctx.logDb.db
+  .insertInto('logs')
+  .values({
+    user_id: Number(root.id),
+    username: 'root',
+    created_at: Math.floor(Date.now() / 1000) - 30,
+    type: 2,
+    content: '',
+    token_name: 'small-key',
+    token_id: token.id,
+    model_name: 'gpt-4o-mini',
+    quota: 8,
+    cost: 5,
+    prompt_tokens: 10,
+    completion_tokens: 25,
+    use_time: 1,
+    first_time: 0,
+    is_stream: 0,
+    channel_id: 0,
+    group: 'default',
+    ip: '',
+    request_id: '',
+    other: JSON.stringify({
+      content_code: 'consume',
+      model_ratio: 0.075,
+      completion_ratio: 4,
+      group_ratio: 1,
+      model_price: -1,
+    }),
+  } as never)
+  .execute();
 
 describe('money with enough digits', () => {
   test('the log: summary tags, margin tags, the cost column and the margin totals', async () => {

@@ -1,19 +1,16 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
 import { drawingRow, taskRow } from '../../server/test/support/console-rows.ts';
 import { seedToken } from '../../server/test/support/relay-seed.ts';
 import {
   createUserViaApi,
-  type Gateway,
-  launchBrowser,
   loginViaApi,
   type OpenedPage,
+  openConsole,
   openPage,
   ROOT,
   settle,
-  setupViaApi,
   shootAll,
-  startGateway,
 } from '../support/index.ts';
 
 /** Spec 002's route table for each role, the content pages, the notice, the logs of drawings and tasks, chat links. */
@@ -32,118 +29,106 @@ const LOGIN = [
 ];
 const ADMIN = ['/channel', '/channel/add', '/redemption', '/user', '/setting'];
 
-let gw: Gateway;
-let browser: Browser;
-let visitor: OpenedPage;
 let user: OpenedPage;
 let admin: OpenedPage;
 let rootId = 0;
 
 const path = (p: Page) => new URL(p.url()).pathname;
 
-beforeAll(async () => {
-  // The seeded task rows are fixtures: the task loops would bring them to an end (their channels do not exist).
-  gw = await startGateway({ TASK_POLL_INTERVAL: '0' });
-  await setupViaApi(gw.url);
-  await gw.ctx.options.set(
-    'HomePageContent',
-    '# Welcome to the e2e gateway\n\nCheap **models** for everyone.<script>window.hacked = true</script>',
-  );
-  await gw.ctx.options.set('About', '## About us\n\nRun by the e2e team.');
-  await gw.ctx.options.set('Notice', 'Maintenance on **Sunday**.');
-  browser = await launchBrowser();
-  visitor = await openPage(browser);
-  admin = await openPage(browser);
-  user = await openPage(browser);
-  const root = await loginViaApi(admin.page, gw.url, ROOT, '/');
-  rootId = Number(root.id);
-  await createUserViaApi(admin.page, gw.url, rootId, BOB);
-  await loginViaApi(user.page, gw.url, BOB, '/');
+// The seeded task rows are fixtures: the task loops would bring them to an end (their channels do not exist).
+const visitor = await openConsole({ env: { TASK_POLL_INTERVAL: '0' } });
+const { gw, browser } = visitor;
+await gw.ctx.options.set(
+  'HomePageContent',
+  '# Welcome to the e2e gateway\n\nCheap **models** for everyone.<script>window.hacked = true</script>',
+);
+await gw.ctx.options.set('About', '## About us\n\nRun by the e2e team.');
+await gw.ctx.options.set('Notice', 'Maintenance on **Sunday**.');
+admin = await openPage(browser);
+user = await openPage(browser);
+const root = await loginViaApi(admin.page, gw.url, ROOT, '/');
+rootId = Number(root.id);
+await createUserViaApi(admin.page, gw.url, rootId, BOB);
+await loginViaApi(user.page, gw.url, BOB, '/');
 
-  const t0 = Date.now();
-  const bobId = Number(
-    (
-      await gw.ctx.db.db
-        .selectFrom('users')
-        .select('id')
-        .where('username', '=', BOB.username)
-        .executeTakeFirstOrThrow()
-    ).id,
-  );
-  await gw.ctx.db.db
-    .insertInto('midjourneys')
-    .values(
-      [
-        {
-          code: 1,
-          user_id: bobId,
-          action: 'IMAGINE',
-          mj_id: 'mj-ok-1',
-          prompt: 'a red fox in snow',
-          prompt_en: 'a red fox in snow',
-          submit_time: t0 - 90_000,
-          finish_time: t0 - 20_000,
-          status: 'SUCCESS',
-          progress: '100%',
-          channel_id: 3,
-          image_url: '',
-        },
-        {
-          code: 22,
-          user_id: bobId,
-          action: 'UPSCALE',
-          mj_id: 'mj-bad-2',
-          prompt: 'upscale',
-          prompt_en: '',
-          submit_time: t0 - 60_000,
-          finish_time: t0 - 50_000,
-          status: 'FAILURE',
-          progress: '40%',
-          channel_id: 4,
-          fail_reason: 'upstream refused the job',
-          image_url: '',
-        },
-      ].map(drawingRow),
-    )
-    .execute();
-  const s0 = Math.floor(t0 / 1000);
-  await gw.ctx.db.db
-    .insertInto('tasks')
-    .values(
-      [
-        {
-          created_at: s0,
-          task_id: 'suno-1',
-          platform: 'suno',
-          user_id: bobId,
-          channel_id: 5,
-          action: 'MUSIC',
-          status: 'SUCCESS',
-          submit_time: s0 - 30,
-          finish_time: s0 - 5,
-          progress: '100%',
-        },
-        {
-          created_at: s0,
-          task_id: 'suno-2',
-          platform: 'suno',
-          user_id: bobId,
-          channel_id: 5,
-          action: 'LYRICS',
-          status: '',
-          submit_time: s0 - 10,
-          finish_time: 0,
-          progress: '10%',
-        },
-      ].map(taskRow),
-    )
-    .execute();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
-});
+const t0 = Date.now();
+const bobId = Number(
+  (
+    await gw.ctx.db.db
+      .selectFrom('users')
+      .select('id')
+      .where('username', '=', BOB.username)
+      .executeTakeFirstOrThrow()
+  ).id,
+);
+await gw.ctx.db.db
+  .insertInto('midjourneys')
+  .values(
+    [
+      {
+        code: 1,
+        user_id: bobId,
+        action: 'IMAGINE',
+        mj_id: 'mj-ok-1',
+        prompt: 'a red fox in snow',
+        prompt_en: 'a red fox in snow',
+        submit_time: t0 - 90_000,
+        finish_time: t0 - 20_000,
+        status: 'SUCCESS',
+        progress: '100%',
+        channel_id: 3,
+        image_url: '',
+      },
+      {
+        code: 22,
+        user_id: bobId,
+        action: 'UPSCALE',
+        mj_id: 'mj-bad-2',
+        prompt: 'upscale',
+        prompt_en: '',
+        submit_time: t0 - 60_000,
+        finish_time: t0 - 50_000,
+        status: 'FAILURE',
+        progress: '40%',
+        channel_id: 4,
+        fail_reason: 'upstream refused the job',
+        image_url: '',
+      },
+    ].map(drawingRow),
+  )
+  .execute();
+const s0 = Math.floor(t0 / 1000);
+await gw.ctx.db.db
+  .insertInto('tasks')
+  .values(
+    [
+      {
+        created_at: s0,
+        task_id: 'suno-1',
+        platform: 'suno',
+        user_id: bobId,
+        channel_id: 5,
+        action: 'MUSIC',
+        status: 'SUCCESS',
+        submit_time: s0 - 30,
+        finish_time: s0 - 5,
+        progress: '100%',
+      },
+      {
+        created_at: s0,
+        task_id: 'suno-2',
+        platform: 'suno',
+        user_id: bobId,
+        channel_id: 5,
+        action: 'LYRICS',
+        status: '',
+        submit_time: s0 - 10,
+        finish_time: 0,
+        progress: '10%',
+      },
+    ].map(taskRow),
+  )
+  .execute();
 
 describe('route table', () => {
   test('a visitor sees the public pages and is sent to /login elsewhere', async () => {

@@ -1,45 +1,22 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../server/test/support/mock-upstream.ts';
 import { seedChannel } from '../../server/test/support/relay-seed.ts';
-import {
-  type Gateway,
-  launchBrowser,
-  loginViaApi,
-  type OpenedPage,
-  openPage,
-  ROOT,
-  settle,
-  setupViaApi,
-  shootAll,
-  startGateway,
-} from '../support/index.ts';
+import { loginViaApi, openConsole, ROOT, settle, shootAll } from '../support/index.ts';
 
 /** Chatting in /playground against a mock upstream replaying a recorded OpenAI stream. */
-let gw: Gateway;
 let mock: MockUpstream;
-let browser: Browser;
-let opened: OpenedPage;
-let page: Page;
 
-beforeAll(async () => {
-  mock = await startMockUpstream();
-  gw = await startGateway();
-  await setupViaApi(gw.url);
-  await seedChannel(gw.ctx, {
-    baseUrl: mock.url,
-    key: 'sk-upstream-good',
-    models: ['gpt-4o-mini', 'gpt-4o'],
-  });
-  browser = await launchBrowser();
-  opened = await openPage(browser);
-  page = opened.page;
-  await loginViaApi(page, gw.url, ROOT, '/playground');
+mock = await startMockUpstream();
+const opened = await openConsole();
+const { gw, page } = opened;
+await seedChannel(gw.ctx, {
+  baseUrl: mock.url,
+  key: 'sk-upstream-good',
+  models: ['gpt-4o-mini', 'gpt-4o'],
 });
+await loginViaApi(page, gw.url, ROOT, '/playground');
 
 afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
   await mock?.close();
 });
 

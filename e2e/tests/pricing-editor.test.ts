@@ -1,29 +1,12 @@
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
 import { seedChannel } from '../../server/test/support/relay-seed.ts';
-import {
-  ARTIFACTS,
-  type Gateway,
-  launchBrowser,
-  loginViaApi,
-  type OpenedPage,
-  openPage,
-  poll,
-  ROOT,
-  settle,
-  setupViaApi,
-  shootAll,
-  startGateway,
-} from '../support/index.ts';
+import { loginViaApi, openConsole, poll, ROOT, settle, shootAll, shot } from '../support/index.ts';
 
 /**
  * Settings -> model pricing shows the price the relay charges for every model: built-in prices with nothing
  * saved, an edit saved as an override of the built-in price only, and "unpriced" for what the relay refuses.
  */
-let gw: Gateway;
-let browser: Browser;
-let admin: OpenedPage;
-let page: Page;
 
 const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
 const card = (p: Page) => p.locator('.ant-card').filter({ hasText: '模型定价设置' });
@@ -32,25 +15,15 @@ const tableRow = (scope: Locator, name: string) =>
     .locator('.ant-table-tbody tr.ant-table-row')
     .filter({ has: scope.page().getByText(name, { exact: true }) });
 
-beforeAll(async () => {
-  gw = await startGateway();
-  await setupViaApi(gw.url);
-  await seedChannel(gw.ctx, {
-    baseUrl: 'http://127.0.0.1:9',
-    key: 'sk-x',
-    models: ['gpt-4.1', 'dall-e-3', 'gpt-4o-mini', 'house-model'],
-  });
-  browser = await launchBrowser();
-  admin = await openPage(browser);
-  page = admin.page;
-  await loginViaApi(page, gw.url, ROOT, '/setting?tab=operation');
-  await settle(page);
+const admin = await openConsole();
+const { gw, page } = admin;
+await seedChannel(gw.ctx, {
+  baseUrl: 'http://127.0.0.1:9',
+  key: 'sk-x',
+  models: ['gpt-4.1', 'dall-e-3', 'gpt-4o-mini', 'house-model'],
 });
-
-afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
-});
+await loginViaApi(page, gw.url, ROOT, '/setting?tab=operation');
+await settle(page);
 
 describe('model pricing editor', () => {
   test('with nothing saved, the JSON tab says the built-in prices apply', async () => {
@@ -60,7 +33,7 @@ describe('model pricing editor', () => {
     // The card under the fixed header, not behind it.
     await note.scrollIntoViewIfNeeded();
     await page.evaluate(() => window.scrollBy(0, -120));
-    await page.screenshot({ path: `${ARTIFACTS}pricing-editor-json-light-zh-desktop.png` });
+    await shot(page, 'pricing-editor-json-light-zh-desktop');
   });
 
   test('the visual editor lists built-in prices, marked as built in', async () => {

@@ -1,55 +1,31 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { seedChannel } from '../../server/test/support/relay-seed.ts';
-import {
-  type Gateway,
-  launchBrowser,
-  type OpenedPage,
-  openPage,
-  settle,
-  setupViaApi,
-  shootAll,
-  startGateway,
-} from '../support/index.ts';
+import { openConsole, settle, shootAll } from '../support/index.ts';
 
 /** The public price list as a visitor sees it: availability per group, switching groups, fuzzy search. */
-let gw: Gateway;
-let browser: Browser;
-let opened: OpenedPage;
-let page: Page;
 
-beforeAll(async () => {
-  gw = await startGateway();
-  await setupViaApi(gw.url);
-  await gw.ctx.options.set('GroupRatio', JSON.stringify({ default: 1, vip: 0.5 }));
-  await gw.ctx.options.set(
-    'ModelRatio',
-    JSON.stringify({ 'gpt-4o-mini': 0.075, 'gpt-4o': 1.25, 'vip-only-model': 2 }),
-  );
-  await gw.ctx.options.set('CompletionRatio', JSON.stringify({ 'gpt-4o-mini': 4, 'gpt-4o': 4 }));
-  await gw.ctx.options.set('ModelPrice', JSON.stringify({ 'dall-e-3': 0.04 }));
-  await seedChannel(gw.ctx, {
-    baseUrl: 'http://127.0.0.1:9',
-    key: 'k',
-    models: ['gpt-4o-mini', 'gpt-4o', 'dall-e-3'],
-    group: 'default,vip',
-  });
-  await seedChannel(gw.ctx, {
-    baseUrl: 'http://127.0.0.1:9',
-    key: 'k',
-    models: ['vip-only-model'],
-    group: 'vip',
-  });
-  browser = await launchBrowser();
-  opened = await openPage(browser);
-  page = opened.page;
-  await page.goto(`${gw.url}/pricing`);
+const opened = await openConsole();
+const { gw, page } = opened;
+await gw.ctx.options.set('GroupRatio', JSON.stringify({ default: 1, vip: 0.5 }));
+await gw.ctx.options.set(
+  'ModelRatio',
+  JSON.stringify({ 'gpt-4o-mini': 0.075, 'gpt-4o': 1.25, 'vip-only-model': 2 }),
+);
+await gw.ctx.options.set('CompletionRatio', JSON.stringify({ 'gpt-4o-mini': 4, 'gpt-4o': 4 }));
+await gw.ctx.options.set('ModelPrice', JSON.stringify({ 'dall-e-3': 0.04 }));
+await seedChannel(gw.ctx, {
+  baseUrl: 'http://127.0.0.1:9',
+  key: 'k',
+  models: ['gpt-4o-mini', 'gpt-4o', 'dall-e-3'],
+  group: 'default,vip',
 });
-
-afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
+await seedChannel(gw.ctx, {
+  baseUrl: 'http://127.0.0.1:9',
+  key: 'k',
+  models: ['vip-only-model'],
+  group: 'vip',
 });
+await page.goto(`${gw.url}/pricing`);
 
 const row = (name: string) =>
   page.locator('tbody tr').filter({ has: page.locator('.ant-tag', { hasText: new RegExp(`^${name}$`) }) });

@@ -1,26 +1,11 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import {
-  type Gateway,
-  launchBrowser,
-  loginViaApi,
-  type OpenedPage,
-  openPage,
-  ROOT,
-  settle,
-  setupViaApi,
-  shootAll,
-  startGateway,
-} from '../support/index.ts';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { loginViaApi, openConsole, ROOT, settle, shootAll } from '../support/index.ts';
 
 /**
  * Requests and tokens per minute in the console: a user sets them on a token (the list shows them as tags),
  * an admin sets them per group and model on /setting?tab=ratelimit, where a malformed map is refused.
  */
-let gw: Gateway;
-let browser: Browser;
-let opened: OpenedPage;
-let page: Page;
 
 const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
 const rows = () => page.locator('.ant-table-tbody tr.ant-table-row');
@@ -33,19 +18,9 @@ const tokenRow = async () =>
       .execute()
   )[0];
 
-beforeAll(async () => {
-  gw = await startGateway();
-  await setupViaApi(gw.url);
-  browser = await launchBrowser();
-  opened = await openPage(browser);
-  page = opened.page;
-  await loginViaApi(page, gw.url, ROOT, '/token');
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
-});
+const opened = await openConsole();
+const { gw, page } = opened;
+await loginViaApi(page, gw.url, ROOT, '/token');
 
 describe('per-minute limits in the console', () => {
   test('a token is created with RPM and TPM, and the list shows them', async () => {

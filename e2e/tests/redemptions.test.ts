@@ -1,48 +1,31 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
 import {
   ARTIFACTS,
   createUserViaApi,
-  type Gateway,
-  launchBrowser,
   loginViaApi,
-  type OpenedPage,
+  openConsole,
   openPage,
   poll,
   ROOT,
   settle,
-  setupViaApi,
   shootAll,
-  startGateway,
+  shot,
 } from '../support/index.ts';
 
 /** An admin creates codes on /redemption, downloads them, and a user redeems one on /topup. */
 const ALICE = { username: 'alice', password: 'alice-pass-1' };
 
-let gw: Gateway;
-let browser: Browser;
-let admin: OpenedPage;
-let page: Page;
 let keys: string[] = [];
 
 const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
 
-beforeAll(async () => {
-  gw = await startGateway();
-  await setupViaApi(gw.url);
-  browser = await launchBrowser();
-  admin = await openPage(browser);
-  page = admin.page;
-  const root = await loginViaApi(page, gw.url, ROOT, '/redemption');
-  await createUserViaApi(page, gw.url, Number(root.id), ALICE);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
-});
+const admin = await openConsole();
+const { gw, browser, page } = admin;
+const root = await loginViaApi(page, gw.url, ROOT, '/redemption');
+await createUserViaApi(page, gw.url, Number(root.id), ALICE);
 
 describe('redemption codes', () => {
   test('an admin creates a batch with a quota preset and downloads the codes', async () => {
@@ -81,7 +64,7 @@ describe('redemption codes', () => {
     await poll(() => page.locator('.ant-form-item-explain-error').allInnerTexts()).toContain(
       '名称长度必须在 1-20 个字符之间',
     );
-    await page.screenshot({ path: `${ARTIFACTS}redemptions-drawer-light-zh-desktop.png` });
+    await shot(page, 'redemptions-drawer-light-zh-desktop');
     await page.locator('.ant-drawer').getByRole('button', { name: '取消' }).click();
   });
 

@@ -1,40 +1,15 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import {
-  type Gateway,
-  launchBrowser,
-  loginViaApi,
-  type OpenedPage,
-  openPage,
-  ROOT,
-  settle,
-  setupViaApi,
-  shootAll,
-  startGateway,
-} from '../support/index.ts';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { loginViaApi, openConsole, ROOT, settle, shootAll } from '../support/index.ts';
 
 /** An admin sets how many days of usage logs and finished tasks to keep, in the logs section of /setting. */
-let gw: Gateway;
-let browser: Browser;
-let admin: OpenedPage;
-let page: Page;
 
 const SAVE = 'save-settings.section.logs';
 const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
 
-beforeAll(async () => {
-  gw = await startGateway();
-  await setupViaApi(gw.url);
-  browser = await launchBrowser();
-  admin = await openPage(browser);
-  page = admin.page;
-  await loginViaApi(page, gw.url, ROOT, '/setting');
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
-});
+const admin = await openConsole();
+const { gw, page } = admin;
+await loginViaApi(page, gw.url, ROOT, '/setting');
 
 describe('retention settings', () => {
   test('a number of days out of range is refused with a message and nothing is saved', async () => {

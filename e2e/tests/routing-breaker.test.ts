@@ -1,46 +1,24 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterAll, describe, expect, test } from 'vitest';
 import { type FlakyUpstream, startFlakyUpstream } from '../../server/test/support/mock-flaky.ts';
 import { seedChannel, seedToken, seedUser } from '../../server/test/support/relay-seed.ts';
-import {
-  type Gateway,
-  launchBrowser,
-  loginViaApi,
-  type OpenedPage,
-  openPage,
-  ROOT,
-  settle,
-  setupViaApi,
-  shootAll,
-  startGateway,
-} from '../support/index.ts';
+import { loginViaApi, openConsole, ROOT, settle, shootAll } from '../support/index.ts';
 
 /**
  * An admin sets a group's routing mode and the circuit breaker on /setting (bad values are refused with a
  * message), and sees on /channel which channel the breaker keeps out of rotation and until when.
  */
-let gw: Gateway;
 let mock: FlakyUpstream;
-let browser: Browser;
-let admin: OpenedPage;
-let page: Page;
 
 const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
 const rows = () => page.locator('.ant-table-tbody tr.ant-table-row');
 
-beforeAll(async () => {
-  mock = await startFlakyUpstream();
-  gw = await startGateway();
-  await setupViaApi(gw.url);
-  browser = await launchBrowser();
-  admin = await openPage(browser);
-  page = admin.page;
-  await loginViaApi(page, gw.url, ROOT, '/setting');
-});
+mock = await startFlakyUpstream();
+const admin = await openConsole();
+const { gw, page } = admin;
+await loginViaApi(page, gw.url, ROOT, '/setting');
 
 afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
   await mock?.close();
 });
 

@@ -1,40 +1,15 @@
 import { Role } from '@modelgate/shared';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { seedUser } from '../../server/test/support/relay-seed.ts';
-import {
-  type Gateway,
-  launchBrowser,
-  loginViaApi,
-  type OpenedPage,
-  openPage,
-  settle,
-  setupViaApi,
-  shootAll,
-  startGateway,
-} from '../support/index.ts';
+import { loginViaApi, openConsole, settle, shootAll } from '../support/index.ts';
 
 /** An admin who is not root sees the options that guard sign-in, mail, links and payments read-only. */
-let gw: Gateway;
-let browser: Browser;
-let admin: OpenedPage;
-let page: Page;
 const ADMIN = { username: 'ops', password: 'ops-pass-1234' };
 
-beforeAll(async () => {
-  gw = await startGateway();
-  await setupViaApi(gw.url);
-  await seedUser(gw.ctx, { quota: 0, role: Role.Admin, ...ADMIN });
-  browser = await launchBrowser();
-  admin = await openPage(browser);
-  page = admin.page;
-  await loginViaApi(page, gw.url, ADMIN, '/setting?tab=system');
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
-});
+const admin = await openConsole();
+const { gw, page } = admin;
+await seedUser(gw.ctx, { quota: 0, role: Role.Admin, ...ADMIN });
+await loginViaApi(page, gw.url, ADMIN, '/setting?tab=system');
 
 describe('root-only settings', () => {
   test('an admin sees root-only options disabled with a note, and operational ones editable', async () => {

@@ -1,47 +1,25 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterAll, describe, expect, test } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../server/test/support/mock-upstream.ts';
 import { seedChannel, seedToken, seedUser } from '../../server/test/support/relay-seed.ts';
-import {
-  type Gateway,
-  launchBrowser,
-  loginViaApi,
-  type OpenedPage,
-  openPage,
-  ROOT,
-  settle,
-  setupViaApi,
-  shootAll,
-  startGateway,
-} from '../support/index.ts';
+import { loginViaApi, openConsole, ROOT, settle, shootAll } from '../support/index.ts';
 
 /** An admin changes settings on /setting and sees their effect on the relay and on /pricing. */
-let gw: Gateway;
 let mock: MockUpstream;
-let browser: Browser;
-let admin: OpenedPage;
-let page: Page;
 
 const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
 
-beforeAll(async () => {
-  mock = await startMockUpstream();
-  gw = await startGateway();
-  await setupViaApi(gw.url);
-  await seedChannel(gw.ctx, {
-    baseUrl: mock.url,
-    key: 'sk-upstream-good',
-    models: ['gpt-4o-mini', 'e2e-model'],
-  });
-  browser = await launchBrowser();
-  admin = await openPage(browser);
-  page = admin.page;
-  await loginViaApi(page, gw.url, ROOT, '/setting');
+mock = await startMockUpstream();
+const admin = await openConsole();
+const { gw, page } = admin;
+await seedChannel(gw.ctx, {
+  baseUrl: mock.url,
+  key: 'sk-upstream-good',
+  models: ['gpt-4o-mini', 'e2e-model'],
 });
+await loginViaApi(page, gw.url, ROOT, '/setting');
 
 afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
   await mock?.close();
 });
 

@@ -1,33 +1,17 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import { relayState } from '../../server/src/relay/state.ts';
 import { pollSuno } from '../../server/src/relay/suno/poller.ts';
 import { PNG } from '../../server/test/support/mock-midjourney.ts';
 import { AUDIOPIPE, CDN, type SunoApi, startSunoApi, WAV } from '../../server/test/support/mock-suno.ts';
 import { seedChannel, seedToken, seedUser } from '../../server/test/support/relay-seed.ts';
-import {
-  type Gateway,
-  launchBrowser,
-  loginViaApi,
-  type OpenedPage,
-  openPage,
-  ROOT,
-  settle,
-  setupViaApi,
-  shootAll,
-  startGateway,
-} from '../support/index.ts';
+import { loginViaApi, openConsole, ROOT, settle, shootAll } from '../support/index.ts';
 
 /** The task log (/task) with real Suno tasks relayed through a Suno-API stand-in. */
 
 const SECRET = 'e2e-suno-secret';
 const ALICE = { username: 'alice', password: 'alice-pass-1234' };
 
-let gw: Gateway;
 let suno: SunoApi;
-let browser: Browser;
-let opened: OpenedPage;
-let page: Page;
 let channelId = 0;
 const ids: Record<string, string> = {};
 
@@ -42,57 +26,50 @@ async function submit(apiKey: string, action: 'music' | 'lyrics', body: object):
   return ((await res.json()) as { data: string }).data;
 }
 
-beforeAll(async () => {
-  suno = await startSunoApi(SECRET);
-  gw = await startGateway({ TASK_POLL_INTERVAL: '0' });
-  await setupViaApi(gw.url);
-  ({ id: channelId } = await seedChannel(gw.ctx, {
-    type: 36,
-    baseUrl: suno.url,
-    key: SECRET,
-    models: ['suno_music', 'suno_lyrics'],
-  }));
-  const root = await gw.ctx.db.db
-    .selectFrom('users')
-    .select(['id'])
-    .where('username', '=', ROOT.username)
-    .executeTakeFirstOrThrow();
-  await gw.ctx.db.db.updateTable('users').set({ quota: 5_000_000 }).where('id', '=', root.id).execute();
-  const rootKey = (await seedToken(gw.ctx, { userId: Number(root.id), unlimited: true })).apiKey;
-  const alice = await seedUser(gw.ctx, { quota: 5_000_000, ...ALICE });
-  const aliceKey = (await seedToken(gw.ctx, { userId: alice.id, unlimited: true })).apiKey;
+suno = await startSunoApi(SECRET);
+const opened = await openConsole({ env: { TASK_POLL_INTERVAL: '0' } });
+const { gw, page } = opened;
+({ id: channelId } = await seedChannel(gw.ctx, {
+  type: 36,
+  baseUrl: suno.url,
+  key: SECRET,
+  models: ['suno_music', 'suno_lyrics'],
+}));
+const root = await gw.ctx.db.db
+  .selectFrom('users')
+  .select(['id'])
+  .where('username', '=', ROOT.username)
+  .executeTakeFirstOrThrow();
+await gw.ctx.db.db.updateTable('users').set({ quota: 5_000_000 }).where('id', '=', root.id).execute();
+const rootKey = (await seedToken(gw.ctx, { userId: Number(root.id), unlimited: true })).apiKey;
+const alice = await seedUser(gw.ctx, { quota: 5_000_000, ...ALICE });
+const aliceKey = (await seedToken(gw.ctx, { userId: alice.id, unlimited: true })).apiKey;
 
-  ids.done = await submit(rootKey, 'music', {
-    prompt: '[Verse]\nThe lamp turns slow above the bay',
-    title: 'Keeper of the Light',
-    tags: 'folk, sea shanty, male vocals',
-  });
-  ids.running = await submit(rootKey, 'music', { gpt_description_prompt: 'a lo-fi beat for a rainy street' });
-  ids.failed = await submit(rootKey, 'music', { prompt: 'in the style of a famous singer', tags: 'pop' });
-  ids.lyrics = await submit(rootKey, 'lyrics', { prompt: 'a harbour at night' });
-  ids.alice = await submit(aliceKey, 'music', { prompt: 'alice sings to her fox', title: 'Fox Song' });
-  suno.advance(ids.done, 'complete');
-  suno.advance(ids.running, 'streaming');
-  suno.advance(ids.failed, 'error', 'Song description contains an artist name');
-  suno.advance(ids.alice, 'complete');
-  await pollSuno(relayState(gw.ctx));
-
-  browser = await launchBrowser();
-  opened = await openPage(browser);
-  page = opened.page;
-  // Suno's CDN and audio stream, as the browser reaches them for the players and covers.
-  for (const host of [CDN, AUDIOPIPE])
-    await opened.context.route(`${host}/**`, (route) =>
-      route.request().url().endsWith('.png')
-        ? route.fulfill({ status: 200, contentType: 'image/png', body: PNG })
-        : route.fulfill({ status: 200, contentType: 'audio/wav', body: WAV }),
-    );
-  await loginViaApi(page, gw.url, ROOT, '/task');
+ids.done = await submit(rootKey, 'music', {
+  prompt: '[Verse]\nThe lamp turns slow above the bay',
+  title: 'Keeper of the Light',
+  tags: 'folk, sea shanty, male vocals',
 });
+ids.running = await submit(rootKey, 'music', { gpt_description_prompt: 'a lo-fi beat for a rainy street' });
+ids.failed = await submit(rootKey, 'music', { prompt: 'in the style of a famous singer', tags: 'pop' });
+ids.lyrics = await submit(rootKey, 'lyrics', { prompt: 'a harbour at night' });
+ids.alice = await submit(aliceKey, 'music', { prompt: 'alice sings to her fox', title: 'Fox Song' });
+suno.advance(ids.done, 'complete');
+suno.advance(ids.running, 'streaming');
+suno.advance(ids.failed, 'error', 'Song description contains an artist name');
+suno.advance(ids.alice, 'complete');
+await pollSuno(relayState(gw.ctx));
+
+// Suno's CDN and audio stream, as the browser reaches them for the players and covers.
+for (const host of [CDN, AUDIOPIPE])
+  await opened.context.route(`${host}/**`, (route) =>
+    route.request().url().endsWith('.png')
+      ? route.fulfill({ status: 200, contentType: 'image/png', body: PNG })
+      : route.fulfill({ status: 200, contentType: 'audio/wav', body: WAV }),
+  );
+await loginViaApi(page, gw.url, ROOT, '/task');
 
 afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
   await suno?.close();
 });
 

@@ -1,41 +1,15 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import {
-  type Gateway,
-  launchBrowser,
-  loginViaApi,
-  type OpenedPage,
-  openPage,
-  ROOT,
-  settle,
-  setupViaApi,
-  shootAll,
-  startGateway,
-} from '../support/index.ts';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { loginViaApi, openConsole, ROOT, settle, shootAll } from '../support/index.ts';
 
 /** A user creates, copies and disables tokens on /token; the form refuses what the server would refuse. */
-let gw: Gateway;
-let browser: Browser;
-let opened: OpenedPage;
-let page: Page;
+const opened = await openConsole();
+const { gw, page } = opened;
+await opened.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gw.url });
+await loginViaApi(page, gw.url, ROOT, '/token');
 
 const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
 const rows = () => page.locator('.ant-table-tbody tr.ant-table-row');
-
-beforeAll(async () => {
-  gw = await startGateway();
-  await setupViaApi(gw.url);
-  browser = await launchBrowser();
-  opened = await openPage(browser);
-  page = opened.page;
-  await opened.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gw.url });
-  await loginViaApi(page, gw.url, ROOT, '/token');
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
-});
 
 describe('tokens page', () => {
   test('shows the warning and an empty table', async () => {

@@ -1,11 +1,8 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import { type MockRelease, startMockRelease } from '../../server/test/support/mock-release.ts';
 import {
-  type Gateway,
-  launchBrowser,
   loginViaApi,
-  type OpenedPage,
+  openConsole,
   openPage,
   poll,
   ROOT,
@@ -16,28 +13,17 @@ import {
 } from '../support/index.ts';
 
 /** "Check for updates" beside the version on /setting?tab=other, against a local mock release endpoint. */
-let gw: Gateway;
 let release: MockRelease;
-let browser: Browser;
-let admin: OpenedPage;
-let page: Page;
 
 const box = () => page.getByTestId('version-check');
 const checkButton = () => box().getByRole('button', { name: /Check for updates|检查更新/ });
 
-beforeAll(async () => {
-  release = await startMockRelease({ tag_name: 'v99.2.0', body: '- A faster relay\n- Clearer tables' });
-  gw = await startGateway({ VERSION_CHECK_URL: release.url });
-  await setupViaApi(gw.url);
-  browser = await launchBrowser();
-  admin = await openPage(browser, { locale: 'en-US' });
-  page = admin.page;
-  await loginViaApi(page, gw.url, ROOT, '/setting?tab=other');
-});
+release = await startMockRelease({ tag_name: 'v99.2.0', body: '- A faster relay\n- Clearer tables' });
+const admin = await openConsole({ env: { VERSION_CHECK_URL: release.url }, locale: 'en-US' });
+const { gw, browser, page } = admin;
+await loginViaApi(page, gw.url, ROOT, '/setting?tab=other');
 
 afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
   await release?.close();
 });
 

@@ -1,19 +1,16 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterAll, describe, expect, test } from 'vitest';
 import { type FakeEpay, startFakeEpay } from '../../server/test/support/fake-epay.ts';
 import {
   createUserViaApi,
-  type Gateway,
-  launchBrowser,
   loginViaApi,
-  type OpenedPage,
+  openConsole,
   openPage,
   poll,
   ROOT,
   settle,
   setupViaApi,
   shootAll,
-  startGateway,
 } from '../support/index.ts';
 
 /** Online top-up through a fake Epay gateway: quote, confirm, hidden form POST, cashier page, credit once. */
@@ -21,34 +18,24 @@ const ALICE = { username: 'alice', password: 'alice-pass-1' };
 const PID = '2001';
 const KEY = 'e2e-merchant-key';
 
-let gw: Gateway;
 let epay: FakeEpay;
-let browser: Browser;
-let user: OpenedPage;
-let page: Page;
 
 const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
 const balance = () => page.getByTestId('wallet-balance').innerText();
 const alipay = () => page.getByTestId('pay-zfb');
 
-beforeAll(async () => {
-  gw = await startGateway();
-  epay = await startFakeEpay({ pid: PID, key: KEY, duplicates: 2 });
-  await setupViaApi(gw.url);
-  browser = await launchBrowser();
-  const admin = await openPage(browser);
-  const root = await loginViaApi(admin.page, gw.url, ROOT, '/personal');
-  await createUserViaApi(admin.page, gw.url, Number(root.id), ALICE);
-  await admin.context.close();
-  user = await openPage(browser);
-  page = user.page;
-  await loginViaApi(page, gw.url, ALICE, '/topup');
-});
+const user = await openConsole({ setup: false });
+const { gw, browser, page } = user;
+epay = await startFakeEpay({ pid: PID, key: KEY, duplicates: 2 });
+await setupViaApi(gw.url);
+const admin = await openPage(browser);
+const root = await loginViaApi(admin.page, gw.url, ROOT, '/personal');
+await createUserViaApi(admin.page, gw.url, Number(root.id), ALICE);
+await admin.context.close();
+await loginViaApi(page, gw.url, ALICE, '/topup');
 
 afterAll(async () => {
-  await browser?.close();
   await epay?.close();
-  await gw?.stop();
 });
 
 describe('wallet', () => {

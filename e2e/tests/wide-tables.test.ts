@@ -1,21 +1,16 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
 import { consumeLogRow } from '../../server/test/support/console-rows.ts';
 import { seedChannel, seedToken } from '../../server/test/support/relay-seed.ts';
 import {
-  type Gateway,
   headerCell,
   LAPTOP,
-  launchBrowser,
   loginViaApi,
-  type OpenedPage,
-  openPage,
+  openConsole,
   poll,
   ROOT,
   settle,
-  setupViaApi,
   shootAll,
-  startGateway,
   visibleProblem,
 } from '../support/index.ts';
 
@@ -30,78 +25,64 @@ const LONG_NAME =
     '.',
   );
 
-let gw: Gateway;
-let browser: Browser;
-let opened: OpenedPage;
-let page: Page;
-
-beforeAll(async () => {
-  gw = await startGateway();
-  await setupViaApi(gw.url);
-  const root = await gw.ctx.db.db
-    .selectFrom('users')
-    .select(['id'])
-    .where('username', '=', ROOT.username)
-    .executeTakeFirstOrThrow();
-  const userId = Number(root.id);
-  const now = Math.floor(Date.now() / 1000);
-  for (let i = 0; i < 3; i++)
-    await seedToken(gw.ctx, { userId, remain: 1_000_000, expiredTime: now + (i + 1) * 86400 * 30 });
-  await seedChannel(gw.ctx, {
-    baseUrl: 'https://api.example.com',
-    key: 'sk-a',
-    models: ['gpt-4o'],
-    name: LONG_NAME,
-  });
-  await seedChannel(gw.ctx, {
-    baseUrl: 'https://api.example.com',
-    key: 'sk-b\nsk-c\nsk-d',
-    models: ['gpt-4o-mini'],
-    name: 'three keys',
-    group: 'default,vip,enterprise',
-  });
-  const content =
-    'model price 2.5, completion ratio 4, group ratio 1, cache read 0.1 of input price; '.repeat(3);
-  await gw.ctx.logDb.db
-    .insertInto('logs')
-    .values([
-      ...Array.from({ length: 6 }, (_, i) =>
-        consumeLogRow({
-          user_id: userId,
-          username: ROOT.username,
-          token_name: 'production-backend-service',
-          model_name: 'claude-3-7-sonnet-20250219',
-          created_at: now - i * 60,
-          quota: 123456 + i,
-          prompt_tokens: 12345,
-          completion_tokens: 2345,
-          use_time: 12,
-          first_time: 1500,
-          is_stream: 1,
-          channel_id: 1,
-          content,
-        }),
-      ),
+const opened = await openConsole({ locale: 'en-US', viewport: LAPTOP });
+const { gw, page } = opened;
+const root = await gw.ctx.db.db
+  .selectFrom('users')
+  .select(['id'])
+  .where('username', '=', ROOT.username)
+  .executeTakeFirstOrThrow();
+const userId = Number(root.id);
+const now = Math.floor(Date.now() / 1000);
+for (let i = 0; i < 3; i++)
+  await seedToken(gw.ctx, { userId, remain: 1_000_000, expiredTime: now + (i + 1) * 86400 * 30 });
+await seedChannel(gw.ctx, {
+  baseUrl: 'https://api.example.com',
+  key: 'sk-a',
+  models: ['gpt-4o'],
+  name: LONG_NAME,
+});
+await seedChannel(gw.ctx, {
+  baseUrl: 'https://api.example.com',
+  key: 'sk-b\nsk-c\nsk-d',
+  models: ['gpt-4o-mini'],
+  name: 'three keys',
+  group: 'default,vip,enterprise',
+});
+const content = 'model price 2.5, completion ratio 4, group ratio 1, cache read 0.1 of input price; '.repeat(
+  3,
+);
+await gw.ctx.logDb.db
+  .insertInto('logs')
+  .values([
+    ...Array.from({ length: 6 }, (_, i) =>
       consumeLogRow({
         user_id: userId,
         username: ROOT.username,
-        type: 1,
-        created_at: now - 600,
-        quota: 10_000_000,
-        content: 'Redeemed a code for $20.00',
+        token_name: 'production-backend-service',
+        model_name: 'claude-3-7-sonnet-20250219',
+        created_at: now - i * 60,
+        quota: 123456 + i,
+        prompt_tokens: 12345,
+        completion_tokens: 2345,
+        use_time: 12,
+        first_time: 1500,
+        is_stream: 1,
+        channel_id: 1,
+        content,
       }),
-    ])
-    .execute();
-  browser = await launchBrowser();
-  opened = await openPage(browser, { locale: 'en-US', viewport: LAPTOP });
-  page = opened.page;
-  await loginViaApi(page, gw.url, ROOT, '/token');
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
-});
+    ),
+    consumeLogRow({
+      user_id: userId,
+      username: ROOT.username,
+      type: 1,
+      created_at: now - 600,
+      quota: 10_000_000,
+      content: 'Redeemed a code for $20.00',
+    }),
+  ])
+  .execute();
+await loginViaApi(page, gw.url, ROOT, '/token');
 
 async function expectAllVisible(p: Page, titles: Array<string | RegExp>) {
   for (const title of titles) expect(await visibleProblem(headerCell(p, title)), String(title)).toBe('');
