@@ -1,27 +1,12 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import {
-  type Gateway,
-  launchBrowser,
-  loginViaApi,
-  type OpenedPage,
-  openPage,
-  ROOT,
-  settle,
-  setupViaApi,
-  shootAll,
-  startGateway,
-} from '../support/index.ts';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { openConsole, settle, shootAll } from '../support/index.ts';
 
 /**
  * Settings, Guardrails: an admin builds a policy (a personal-data rule that masks, a regular expression that
  * blocks, a moderation rule with a threshold), saves it, puts every group under it and exempts one token;
  * the server keeps exactly that, and a bad regular expression is refused with its reason.
  */
-let gw: Gateway;
-let browser: Browser;
-let opened: OpenedPage;
-let page: Page;
 
 const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
 const rules = () => page.getByTestId('guardrail-rule');
@@ -34,19 +19,8 @@ async function pick(rule: number, field: string, option: string) {
   await expect.poll(() => page.locator(`.ant-select:has(#${id})`).innerText()).toBe(option);
 }
 
-beforeAll(async () => {
-  gw = await startGateway();
-  await setupViaApi(gw.url);
-  browser = await launchBrowser();
-  opened = await openPage(browser);
-  page = opened.page;
-  await loginViaApi(page, gw.url, ROOT, '/setting?tab=guardrails');
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
-});
+const opened = await openConsole({ login: { path: '/setting?tab=guardrails' } });
+const { gw, page } = opened;
 
 describe('guardrail settings in the console', () => {
   test('an empty tab in both languages', async () => {

@@ -1,54 +1,32 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterAll, describe, expect, test } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../server/test/support/mock-upstream.ts';
 import { seedChannel } from '../../server/test/support/relay-seed.ts';
-import {
-  type Gateway,
-  launchBrowser,
-  loginViaApi,
-  type OpenedPage,
-  openPage,
-  ROOT,
-  settle,
-  setupViaApi,
-  shootAll,
-  startGateway,
-} from '../support/index.ts';
+import { loginViaApi, openConsole, ROOT, settle, shootAll } from '../support/index.ts';
 
 /**
  * Model fallbacks from the console: the admin gives a model a fallback in the models tab, a request for the
  * model (whose only channel fails) is answered by the fallback, and the usage log marks the row.
  */
-let gw: Gateway;
-let mock: MockUpstream;
-let browser: Browser;
-let opened: OpenedPage;
-let page: Page;
 
 const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
 
-beforeAll(async () => {
-  mock = await startMockUpstream();
-  gw = await startGateway();
-  await setupViaApi(gw.url);
-  await seedChannel(gw.ctx, { baseUrl: mock.url, key: 'sk-upstream-good', models: ['gpt-4o-mini'] });
-  await seedChannel(gw.ctx, {
-    baseUrl: mock.url,
-    key: 'sk-fail500',
-    models: ['e2e-broken'],
-    modelMapping: { 'e2e-broken': 'gpt-4o' },
-    autoBan: false,
-  });
-  await gw.ctx.options.set('ModelRatio', JSON.stringify({ 'e2e-broken': 1 }));
-  browser = await launchBrowser();
-  opened = await openPage(browser);
-  page = opened.page;
-  await loginViaApi(page, gw.url, ROOT, '/setting?tab=models');
+const mock: MockUpstream = await startMockUpstream();
+const opened = await openConsole();
+const { gw, page } = opened;
+await seedChannel(gw.ctx, { baseUrl: mock.url, key: 'sk-upstream-good', models: ['gpt-4o-mini'] });
+await seedChannel(gw.ctx, {
+  baseUrl: mock.url,
+  key: 'sk-fail500',
+  models: ['e2e-broken'],
+  modelMapping: { 'e2e-broken': 'gpt-4o' },
+  autoBan: false,
 });
+await gw.ctx.options.set('ModelRatio', JSON.stringify({ 'e2e-broken': 1 }));
+
+await loginViaApi(page, gw.url, ROOT, '/setting?tab=models');
 
 afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
   await mock?.close();
 });
 

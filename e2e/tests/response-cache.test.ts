@@ -1,49 +1,27 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterAll, describe, expect, test } from 'vitest';
 import type { MemoryCacheStore } from '../../server/src/relay/response-cache/memory-store.ts';
 import { relayState } from '../../server/src/relay/state.ts';
 import { type MockUpstream, startMockUpstream } from '../../server/test/support/mock-upstream.ts';
 import { seedChannel } from '../../server/test/support/relay-seed.ts';
-import {
-  type Gateway,
-  launchBrowser,
-  loginViaApi,
-  type OpenedPage,
-  openPage,
-  ROOT,
-  settle,
-  setupViaApi,
-  shootAll,
-  startGateway,
-} from '../support/index.ts';
+import { loginViaApi, openConsole, ROOT, settle, shootAll } from '../support/index.ts';
 
 /**
  * The response cache from the console: the admin sets it up on /setting (models tab), a user turns it on for a
  * token in the token form, a repeated request is answered from the cache, and the usage log shows the hit.
  */
-let gw: Gateway;
-let mock: MockUpstream;
-let browser: Browser;
-let opened: OpenedPage;
-let page: Page;
 
 const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
 const field = (p: Page, key: string) => p.locator(`[id="${key}"]`);
 
-beforeAll(async () => {
-  mock = await startMockUpstream();
-  gw = await startGateway();
-  await setupViaApi(gw.url);
-  await seedChannel(gw.ctx, { baseUrl: mock.url, key: 'sk-upstream-good', models: ['gpt-4o-mini'] });
-  browser = await launchBrowser();
-  opened = await openPage(browser);
-  page = opened.page;
-  await loginViaApi(page, gw.url, ROOT, '/setting?tab=models');
-});
+const mock: MockUpstream = await startMockUpstream();
+const opened = await openConsole();
+const { gw, page } = opened;
+await seedChannel(gw.ctx, { baseUrl: mock.url, key: 'sk-upstream-good', models: ['gpt-4o-mini'] });
+
+await loginViaApi(page, gw.url, ROOT, '/setting?tab=models');
 
 afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
   await mock?.close();
 });
 
