@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import type { RelayMeter } from '../infra/metrics/relay-metrics.ts';
 import {
   traceAttempt,
@@ -12,19 +11,17 @@ import {
 import { conversationOf } from './affinity/conversation.ts';
 import type { Caller } from './auth.ts';
 import { expectedTokens, holdFor, priceFor } from './billing/charge.ts';
-import { countText } from './billing/tokenizer.ts';
 import type { ChannelEntry } from './cache/channels.ts';
 import { CallAbort } from './call-abort.ts';
 import { convertedUserPolicy } from './end-user.ts';
 import { failureStatus, RelayError, upstreamError } from './errors.ts';
 import type { RelayReply, RelayRequest } from './exchange.ts';
-import { answerInFormats, malformedAnswer, streamInFormats } from './format-attempt.ts';
-import { usageOf } from './formats/openai/answer-usage.ts';
+import { streamInFormats } from './format-attempt.ts';
 import type { Produced, RelayInput } from './input.ts';
+import { answerOperation } from './operations/index.ts';
 import { callFor, outgoingFor } from './outgoing.ts';
 import { adapterFor } from './providers/index.ts';
 import { bodyOf } from './providers/response.ts';
-import type { UpstreamResponse } from './providers/types.ts';
 import { outcomeOf, pinnedLease } from './router/router.ts';
 import {
   autoDisable,
@@ -37,8 +34,6 @@ import {
 } from './routing.ts';
 import { settle } from './settle.ts';
 import type { RelayState } from './state.ts';
-import { streamAttempt } from './stream/attempt.ts';
-import { networkError } from './upstream.ts';
 
 export type { RelayInput } from './input.ts';
 
@@ -309,40 +304,8 @@ async function attemptOn(
       throw upstreamError(res.statusCode, text, secrets);
     }
     if (call.stream && adapter.streamBody) res.body = bodyOf(adapter.streamBody(res.body, call));
-    if (input.format !== 'openai' || call.format !== 'openai') {
-      const exchange = { state, req, reply, input, call, out, res, adapter, controller, startedAt };
-      if (call.stream) return await streamInFormats(exchange);
-      const answer = await readAnswer(res);
-      meter?.received(false);
-      return await answerInFormats(exchange, answer);
-    }
-    if (call.stream)
-      return await streamAttempt(state, req, reply, input, out.json, call, res, controller, startedAt, ch);
-    if (input.mode === 'speech') {
-      // Binary passthrough: the audio streams to the client as it arrives.
-      reply
-        .code(200)
-        .header('content-type', String(res.headers['content-type'] ?? 'audio/mpeg'))
-        .send(Readable.from(res.body));
-      const chars = [...input.info.inputText].length;
-      const prompt = call.model.startsWith('tts') ? chars : await countText(call.model, input.info.inputText);
-      return { usage: { promptTokens: prompt, completionTokens: 0, cachedTokens: 0 }, firstAt: 0 };
-    }
-    const text = await readAnswer(res);
-    meter?.received(false);
-    const contentType = String(res.headers['content-type'] ?? 'application/json');
-    let json: any = null;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      if (contentType.includes('json')) throw malformedAnswer();
-    }
-    if (json && typeof json === 'object' && json.error && typeof json.error === 'object' && json.error.type) {
-      throw upstreamError(500, text, secrets);
-    }
-    const usage = await usageOf(input, call, json, out.json);
-    reply.code(200).header('content-type', contentType).send(text);
-    return { usage, firstAt: 0 };
+    const exchange = { state, req, reply, input, call, out, res, adapter, controller, startedAt, ch, meter };
+    return await (call.stream ? streamInFormats(exchange) : answerOperation(exchange));
   } catch (err) {
     if (controller.reason === CLIENT_GONE)
       throw new RelayError(499, 'the client closed the request', 'invalid_request_error', 'client_closed');
@@ -351,23 +314,5 @@ async function attemptOn(
     meter?.received(call.stream);
     if (timer) clearTimeout(timer);
     reply.raw.off('close', onClientGone);
-  }
-}
-
-/** A non-stream answer's body. A connection lost while reading it is a retryable 502 (504 on a timeout). */
-async function readAnswer(res: UpstreamResponse): Promise<string> {
-  try {
-    return await res.body.text();
-  } catch (err) {
-    const e = networkError(err);
-    if (e.status !== 502) throw e;
-    throw new RelayError(
-      502,
-      'the upstream connection broke before its answer was complete',
-      'upstream_error',
-      'upstream_body_incomplete',
-      null,
-      false,
-    );
   }
 }

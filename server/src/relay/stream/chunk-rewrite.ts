@@ -2,9 +2,16 @@ import type { ChannelEntry } from '../cache/channels.ts';
 import { forceFormat } from './force-format.ts';
 import { thinkingToContent } from './thinking-to-content.ts';
 
-/** The chunk rewriting a channel's settings ask for (thinking_to_content, then force_format); none by default. */
-export function chunkRewrite(ch: ChannelEntry): ((chunk: any) => any[]) | undefined {
-  const steps: Array<(chunk: any) => any[]> = [];
+/** Rewrites one parsed chat.completion.chunk into the chunks to send. */
+export type ChunkRewrite = (chunk: any) => any[];
+
+/**
+ * The chunk rewriting a channel's settings ask for (thinking_to_content, then force_format); none by default.
+ * Applied to the chat.completion.chunk frames a client receives, whether relayed or converted
+ * (stream/chat-relay.ts), so it holds for every channel format that answers an OpenAI client.
+ */
+export function chunkRewrite(ch: ChannelEntry): ChunkRewrite | undefined {
+  const steps: ChunkRewrite[] = [];
   if (ch.setting.thinking_to_content === true) steps.push(thinkingToContent());
   if (ch.setting.force_format === true) steps.push(forceFormat);
   if (steps.length === 0) return undefined;

@@ -25,6 +25,13 @@ export interface FormatStreamOptions extends ClientStreamOptions {
   arrayFrames?: boolean;
   /** With no encoder: the event that ends the client's stream after a failure mid-stream, in its protocol. */
   errorFrame: (err: HubError) => string;
+  /**
+   * With no encoder: each upstream event's bytes for the client ('' drops it), written instead of the raw
+   * chunks, for a same-format stream the gateway edits (OpenAI's usage chunk, chat chunk rewrites).
+   */
+  relayEvent?: (ev: SseEvent) => string;
+  /** With relayEvent: the bytes that end a stream that ended well (a usage chunk counted here, `[DONE]`). */
+  closing?: (out: FormatOutcome) => Promise<string>;
 }
 
 export interface FormatOutcome {
@@ -36,10 +43,15 @@ export interface FormatOutcome {
   clientGone: boolean;
   /** Set when the upstream failed after the stream had started. */
   error: RelayError | null;
+  /** The answer's id, model and creation time as its first event gave them. */
+  start?: { id: string; model: string; created?: number };
 }
 
-/** Events that may carry usage (OpenAI, Anthropic, Responses `usage`; Gemini `usageMetadata`) or an error. */
-const MAY_MATTER = /"usage(?:Metadata)?"\s*:\s*\{|"error"/;
+/**
+ * Events that may carry usage (OpenAI, Anthropic, Responses `usage`; Gemini `usageMetadata`), an error or
+ * (OpenAI) the finish, which tells a complete stream from a cut one.
+ */
+const MAY_MATTER = /"usage(?:Metadata)?"\s*:\s*\{|"error"|"finish_reason"\s*:\s*"/;
 
 /** A hub error as the relay's error (not local: another channel may do better). */
 export const relayErrorOf = (e: HubError) =>
@@ -86,6 +98,9 @@ export async function relayFormatStream(o: FormatStreamOptions, startedAt: numbe
 
   const track = (e: HubEvent) => {
     switch (e.type) {
+      case 'start':
+        out.start = { id: e.id, model: e.model, created: e.created };
+        break;
       case 'usage':
         out.usage = e.usage;
         break;
@@ -118,13 +133,17 @@ export async function relayFormatStream(o: FormatStreamOptions, startedAt: numbe
   // Relayed as they came (no encoder): only events that may carry usage or an error are decoded as they
   // pass; every event is kept, to read the text with a fresh decoder if the stream ends without usage.
   const relayed = !o.encoder;
+  const framed = !!o.encoder || !!o.arrayFrames || !!o.relayEvent;
   const kept: SseEvent[] = [];
   const decodePending = (): string => {
     let buf = '';
     for (const ev of pending) {
       if (relayed) {
         kept.push(ev);
-        if (MAY_MATTER.test(ev.data)) drain(o.decoder.push(ev));
+        // OpenAI's first event too: a decoder that saw the stream start can tell when it was cut short.
+        if (ev.data === '[DONE]' || MAY_MATTER.test(ev.data) || (o.relayEvent && kept.length === 1))
+          drain(o.decoder.push(ev));
+        if (o.relayEvent && !(out.error && !client.started)) buf += o.relayEvent(ev);
       } else buf += drain(o.decoder.push(ev));
       if (o.arrayFrames && ev.data) buf += `${elements++ === 0 ? '[' : ',\r\n'}${ev.data}`;
     }
@@ -146,16 +165,21 @@ export async function relayFormatStream(o: FormatStreamOptions, startedAt: numbe
       const buf = decodePending();
       // Before the first byte an error event is an ordinary failure: thrown, so another channel may answer.
       if (out.error && !client.started) throw out.error;
-      if (o.encoder || o.arrayFrames) {
+      if (framed) {
         if (buf) await client.write(buf);
       } else await client.write(chunk as Buffer);
       if (client.clientGone) break;
     }
     if (!client.clientGone) {
       parser.feed(`${text.end()}\n\n`);
-      const buf = decodePending() + drain(o.decoder.end());
+      let buf = decodePending();
+      const failedBefore = out.error !== null;
+      buf += drain(o.decoder.end());
       if (out.error && !client.started) throw out.error;
-      if (buf && (o.encoder || o.arrayFrames)) await client.write(buf);
+      // A relayed stream cut short without a word (no finish, no end marker): the client is told, as a
+      // converted one is by its encoder.
+      if (o.relayEvent && out.error && !failedBefore) buf += o.errorFrame(hubErrorOf(out.error));
+      if (buf && framed) await client.write(buf);
       // An encoder may hold everything until the end (a Gemini client gets function calls whole).
       if (o.encoder && !client.started && (out.usage || out.toolCalls || out.text)) {
         const tail = o.encoder.end();
@@ -190,7 +214,8 @@ export async function relayFormatStream(o: FormatStreamOptions, startedAt: numbe
   if (!out.clientGone && !o.raw.writableEnded) {
     let tail = o.encoder && !ended ? o.encoder.end() : '';
     if (o.arrayFrames) tail += elements ? ']' : '[]';
-    o.raw.end(tail);
+    if (o.closing && !out.error) tail += await o.closing(out);
+    if (!out.clientGone && !o.raw.writableEnded) o.raw.end(tail);
   }
   return out;
 }

@@ -1,0 +1,18 @@
+import { countText } from '../billing/tokenizer.ts';
+import type { FormatExchange } from '../format-attempt.ts';
+import type { Produced } from '../input.ts';
+import { relayJsonAnswer } from './json-answer.ts';
+import { readUsage } from './reported-usage.ts';
+
+/** /v1/completions (non-stream): the upstream's usage, else the prompt and the choices' text counted here. */
+export const completionsAnswer = (x: FormatExchange): Promise<Produced> =>
+  relayJsonAnswer(x, async (json) => {
+    const reported = readUsage(json?.usage);
+    if (reported) return reported;
+    const text = (json?.choices ?? []).map((c: any) => c?.text ?? '').join('');
+    return {
+      promptTokens: await countText(x.call.model, x.input.info.inputText),
+      completionTokens: await countText(x.call.model, text),
+      cachedTokens: 0,
+    };
+  });
