@@ -14,6 +14,7 @@ import { DROPPED_TOOLS_HEADER } from './formats/hosted-tools.ts';
 import type { CodecContext, HubError, HubRequest, HubUsage, WireFormat } from './formats/hub.ts';
 import { countPrompt, usageFromHub } from './formats/hub-count.ts';
 import type { Produced, RelayInput } from './input.ts';
+import type { Answered } from './operations/answer.ts';
 import type { Outgoing } from './outgoing.ts';
 import type { ProviderAdapter, UpstreamCall, UpstreamResponse } from './providers/types.ts';
 import type { RelayState } from './state.ts';
@@ -69,7 +70,7 @@ const clientCtx = (x: FormatExchange): CodecContext => ({
  * came, and its usage is read through the format's codec. Another format: decoded into the hub and encoded
  * in the client's format.
  */
-export async function answerInFormats(x: FormatExchange, text: string): Promise<Produced> {
+export async function answerInFormats(x: FormatExchange, text: string): Promise<Answered> {
   let json: any;
   try {
     json = JSON.parse(text);
@@ -89,11 +90,13 @@ export async function answerInFormats(x: FormatExchange, text: string): Promise<
   noteDroppedTools(x);
   const answer = upstreamCodecFor(x.call.format).decodeResponse(json, upstreamCtx(x));
   const usage = await billable(x, answer.usage, () => answerText(answer.parts));
-  if (x.out.converted) {
-    const parts = sealAnswer(answer.parts, x.call.format, x.input.format, envelopeKeyOf(x.call.options));
-    x.reply.code(200).send(codecFor(x.input.format).encodeResponse({ ...answer, parts }, clientCtx(x)));
-  } else x.reply.code(200).header('content-type', 'application/json').send(text);
-  return { usage, firstAt: 0 };
+  const produced = { usage, firstAt: 0 };
+  if (!x.out.converted) return { answer: { body: text, contentType: 'application/json' }, produced };
+  const parts = sealAnswer(answer.parts, x.call.format, x.input.format, envelopeKeyOf(x.call.options));
+  return {
+    answer: { body: codecFor(x.input.format).encodeResponse({ ...answer, parts }, clientCtx(x)) },
+    produced,
+  };
 }
 
 /** A streamed answer in any pair of formats: converted event by event, or forwarded as it came. */

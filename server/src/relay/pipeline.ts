@@ -22,6 +22,7 @@ import { answerOperation } from './operations/index.ts';
 import { callFor, outgoingFor } from './outgoing.ts';
 import { adapterFor } from './providers/index.ts';
 import { bodyOf } from './providers/response.ts';
+import type { HeldCall, RelayCall } from './relay-call.ts';
 import { outcomeOf, pinnedLease } from './router/router.ts';
 import {
   autoDisable,
@@ -54,26 +55,14 @@ export function runRelay(
 ): Promise<void> {
   const startedAt = now();
   const meter = state.metrics?.start(input.format, input.info.model, startedAt);
+  const call: RelayCall = { state, req, reply, caller, input, startedAt, meter, chain: [] };
   traceStart(req, input);
-  return traceEnd(
-    req,
-    meter
-      ? measured(state, req, reply, caller, input, startedAt, meter)
-      : relay(state, req, reply, caller, input, startedAt),
-  );
+  return traceEnd(req, meter ? measured(call, meter) : relay(call));
 }
 
-async function measured(
-  state: RelayState,
-  req: RelayRequest,
-  reply: RelayReply,
-  caller: Caller,
-  input: RelayInput,
-  startedAt: number,
-  meter: RelayMeter,
-): Promise<void> {
+async function measured(call: RelayCall, meter: RelayMeter): Promise<void> {
   try {
-    await relay(state, req, reply, caller, input, startedAt, meter);
+    await relay(call);
     meter.end(200);
   } catch (err) {
     meter.end(failureStatus(err));
@@ -81,15 +70,8 @@ async function measured(
   }
 }
 
-async function relay(
-  state: RelayState,
-  req: RelayRequest,
-  reply: RelayReply,
-  caller: Caller,
-  input: RelayInput,
-  startedAt: number,
-  meter?: RelayMeter,
-): Promise<void> {
+async function relay(call: RelayCall): Promise<void> {
+  const { state, req, reply, caller, input, meter, chain } = call;
   const { ctx } = state;
   const { info, mode } = input;
   const model = info.model;
@@ -147,6 +129,7 @@ async function relay(
       'insufficient_quota',
     );
   }
+  const held: HeldCall = Object.assign(call, { price, hold });
 
   // A conversation's turns stay on the channel and key that answered its last turn (relay/affinity).
   const conversation =
@@ -157,7 +140,6 @@ async function relay(
   const remembered = affinityKey && conversation.continues ? state.affinity.get(affinityKey) : undefined;
   const retries = caller.pinned ? 0 : Math.max(0, ctx.options.int('RetryTimes'));
   const tried = new Set<number>();
-  const chain: number[] = [];
   let lastError: RelayError | null = null;
   let lastFailed: number | undefined;
   traceStage(req, 'routing');
@@ -182,11 +164,11 @@ async function relay(
       chain.push(ch.id);
       if (lastFailed !== undefined) meter?.retried(lastFailed, ch.id);
       try {
-        const produced = await attemptOn(state, req, reply, input, ch, startedAt, meter);
+        const produced = await attemptOn(call, ch);
         lease.end('ok');
         if (affinityKey) state.affinity.remember(affinityKey, { channelId: ch.id, keyIndex: ch.keyIndex });
         traceStage(req, 'settle');
-        const quota = await settle(state, req, caller, input, hold, price, produced, ch, chain, startedAt);
+        const quota = await settle(held, produced, ch);
         traceUsage(req, produced.usage);
         meter?.answered(quota, produced.usage, produced.firstAt);
         perMinute?.settle(produced.usage.promptTokens + produced.usage.completionTokens);
@@ -232,15 +214,8 @@ async function relay(
   }
 }
 
-async function attemptOn(
-  state: RelayState,
-  req: RelayRequest,
-  reply: RelayReply,
-  input: RelayInput,
-  ch: ChannelEntry,
-  startedAt: number,
-  meter?: RelayMeter,
-): Promise<Produced> {
+async function attemptOn(relayCall: RelayCall, ch: ChannelEntry): Promise<Produced> {
+  const { state, req, reply, input, startedAt, meter } = relayCall;
   const adapter = adapterFor(ch.type);
   if (!adapter || (input.mode !== 'chat' && adapter.modes && !adapter.modes.has(input.mode)))
     throw new RelayError(

@@ -1,28 +1,31 @@
 import { Readable } from 'node:stream';
 import { countText } from '../billing/tokenizer.ts';
 import type { FormatExchange } from '../format-attempt.ts';
-import type { Produced } from '../input.ts';
+import type { Answered } from './answer.ts';
 import { relayJsonAnswer } from './json-answer.ts';
 import { readUsage, zeroUsage } from './reported-usage.ts';
 
 /** Text to speech: the audio streams to the client as it arrives; billed by the input's characters or tokens. */
-export async function speechAnswer(x: FormatExchange): Promise<Produced> {
-  x.reply
-    .code(200)
-    .header('content-type', String(x.res.headers['content-type'] ?? 'audio/mpeg'))
-    .send(Readable.from(x.res.body));
+export async function speechAnswer(x: FormatExchange): Promise<Answered> {
+  const answer = {
+    body: Readable.from(x.res.body),
+    contentType: String(x.res.headers['content-type'] ?? 'audio/mpeg'),
+  };
   const { inputText } = x.input.info;
   const prompt = x.call.model.startsWith('tts')
     ? [...inputText].length
     : await countText(x.call.model, inputText);
-  return { usage: { promptTokens: prompt, completionTokens: 0, cachedTokens: 0 }, firstAt: 0 };
+  return {
+    answer,
+    produced: { usage: { promptTokens: prompt, completionTokens: 0, cachedTokens: 0 }, firstAt: 0 },
+  };
 }
 
 /**
  * Transcriptions and translations: token usage when the upstream reports it (gpt-4o-transcribe), else the
  * audio's duration (reported, or estimated from the upload's size) at 1000 tokens a minute.
  */
-export const audioTextAnswer = (x: FormatExchange): Promise<Produced> =>
+export const audioTextAnswer = (x: FormatExchange): Promise<Answered> =>
   relayJsonAnswer(x, (json) => {
     const u = json?.usage;
     if (u && (u.input_tokens || u.output_tokens)) return readUsage(u) ?? zeroUsage();

@@ -1,11 +1,11 @@
 import { countText } from '../billing/tokenizer.ts';
 import type { FormatExchange } from '../format-attempt.ts';
-import type { Produced } from '../input.ts';
+import type { Answered } from './answer.ts';
 import { relayJsonAnswer } from './json-answer.ts';
 import { readUsage } from './reported-usage.ts';
 
 /** /v1/completions (non-stream): the upstream's usage, else the prompt and the choices' text counted here. */
-export const completionsAnswer = (x: FormatExchange): Promise<Produced> =>
+export const completionsAnswer = (x: FormatExchange): Promise<Answered> =>
   relayJsonAnswer(x, async (json) => {
     const reported = readUsage(json?.usage);
     if (reported) return reported;

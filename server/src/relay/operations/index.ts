@@ -1,6 +1,7 @@
 import { answerInFormats, type FormatExchange } from '../format-attempt.ts';
 import type { Mode } from '../formats/openai/request.ts';
 import type { Produced } from '../input.ts';
+import { type Answered, sendAnswer } from './answer.ts';
 import { readAnswer } from './answer-body.ts';
 import { audioTextAnswer, speechAnswer } from './audio.ts';
 import { completionsAnswer } from './completions.ts';
@@ -14,9 +15,9 @@ const countedInput = (x: FormatExchange) => relayJsonAnswer(x, (json) => reporte
 
 /**
  * How each operation answers its client once the upstream has answered 2xx without a stream (streams of
- * every operation go through streamInFormats): writes the client's answer and returns what it is billed.
+ * every operation go through streamInFormats): the client's answer and what it is billed.
  */
-const OPERATIONS: Record<Mode, (x: FormatExchange) => Promise<Produced>> = {
+const OPERATIONS: Record<Mode, (x: FormatExchange) => Promise<Answered>> = {
   chat: async (x) => answerInFormats(x, await readAnswer(x)),
   completions: completionsAnswer,
   embeddings: embeddingsAnswer,
@@ -29,4 +30,8 @@ const OPERATIONS: Record<Mode, (x: FormatExchange) => Promise<Produced>> = {
   count_tokens: countedInput,
 };
 
-export const answerOperation = (x: FormatExchange): Promise<Produced> => OPERATIONS[x.input.mode](x);
+export async function answerOperation(x: FormatExchange): Promise<Produced> {
+  const { answer, produced } = await OPERATIONS[x.input.mode](x);
+  sendAnswer(x.reply, answer);
+  return produced;
+}

@@ -1,7 +1,7 @@
 import type { Usage } from '../billing/quota.ts';
 import { upstreamError } from '../errors.ts';
 import { type FormatExchange, malformedAnswer } from '../format-attempt.ts';
-import type { Produced } from '../input.ts';
+import type { Answered } from './answer.ts';
 import { readAnswer } from './answer-body.ts';
 
 /**
@@ -12,7 +12,7 @@ import { readAnswer } from './answer-body.ts';
 export async function relayJsonAnswer(
   x: FormatExchange,
   usageOf: (json: any) => Usage | Promise<Usage>,
-): Promise<Produced> {
+): Promise<Answered> {
   const text = await readAnswer(x);
   const contentType = String(x.res.headers['content-type'] ?? 'application/json');
   let json: any = null;
@@ -24,6 +24,5 @@ export async function relayJsonAnswer(
   if (json && typeof json === 'object' && json.error && typeof json.error === 'object' && json.error.type)
     throw upstreamError(500, text, [x.ch.key, x.ch.baseUrl]);
   const usage = await usageOf(json);
-  x.reply.code(200).header('content-type', contentType).send(text);
-  return { usage, firstAt: 0 };
+  return { answer: { body: text, contentType }, produced: { usage, firstAt: 0 } };
 }
