@@ -2,20 +2,21 @@ import type { HubStreamEncoder, SseEvent } from '../formats/hub.ts';
 import type { ChunkRewrite } from './chunk-rewrite.ts';
 
 const DONE = 'data: [DONE]\n\n';
-/** A chunk that may be the usage-only one (`choices: []` with usage), the only kind ever dropped. */
-const MAY_BE_USAGE = /"usage"\s*:\s*\{/;
-
 /**
  * A same-format OpenAI stream's events as the client's frames, as the upstream wrote them but for the
  * gateway's edits: the usage-only chunk the gateway asked for is dropped when the client did not ask for it,
  * the channel's chunk rewrites apply, and the upstream's `[DONE]` is held back (the closing writes it, after
  * a usage chunk counted here when one is owed). Chunks that need none of that are not parsed.
  */
-export function chatEventRelay(dropUsageOnly: boolean, rewrite?: ChunkRewrite): (ev: SseEvent) => string {
-  return (ev) => {
+export function chatEventRelay(
+  dropUsageOnly: boolean,
+  rewrite?: ChunkRewrite,
+): (ev: SseEvent, mayMatter: boolean) => string {
+  // mayMatter: the event may carry usage or an error (format-stream.ts); the usage-only one is among them.
+  return (ev, mayMatter) => {
     const data = ev.data;
     if (!data || data === '[DONE]') return '';
-    if (!rewrite && !(dropUsageOnly && MAY_BE_USAGE.test(data))) return `data: ${data}\n\n`;
+    if (!rewrite && !(dropUsageOnly && mayMatter)) return `data: ${data}\n\n`;
     let chunk: any;
     try {
       chunk = JSON.parse(data);

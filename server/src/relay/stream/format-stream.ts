@@ -29,7 +29,7 @@ export interface FormatStreamOptions extends ClientStreamOptions {
    * With no encoder: each upstream event's bytes for the client ('' drops it), written instead of the raw
    * chunks, for a same-format stream the gateway edits (OpenAI's usage chunk, chat chunk rewrites).
    */
-  relayEvent?: (ev: SseEvent) => string;
+  relayEvent?: (ev: SseEvent, mayMatter: boolean) => string;
   /** With relayEvent: the bytes that end a stream that ended well (a usage chunk counted here, `[DONE]`). */
   closing?: (out: FormatOutcome) => Promise<string>;
 }
@@ -47,11 +47,8 @@ export interface FormatOutcome {
   start?: { id: string; model: string; created?: number };
 }
 
-/**
- * Events that may carry usage (OpenAI, Anthropic, Responses `usage`; Gemini `usageMetadata`), an error or
- * (OpenAI) the finish, which tells a complete stream from a cut one.
- */
-const MAY_MATTER = /"usage(?:Metadata)?"\s*:\s*\{|"error"|"finish_reason"\s*:\s*"/;
+/** Events that may carry usage (OpenAI, Anthropic, Responses `usage`; Gemini `usageMetadata`) or an error. */
+const MAY_MATTER = /"usage(?:Metadata)?"\s*:\s*\{|"error"/;
 
 /** A hub error as the relay's error (not local: another channel may do better). */
 export const relayErrorOf = (e: HubError) =>
@@ -95,6 +92,8 @@ export async function relayFormatStream(o: FormatStreamOptions, startedAt: numbe
   let elements = 0;
   /** The encoder's closing events were already written. */
   let ended = false;
+  /** OpenAI's end marker came. */
+  let sawDone = false;
 
   const track = (e: HubEvent) => {
     switch (e.type) {
@@ -140,15 +139,23 @@ export async function relayFormatStream(o: FormatStreamOptions, startedAt: numbe
     for (const ev of pending) {
       if (relayed) {
         kept.push(ev);
-        // OpenAI's first event too: a decoder that saw the stream start can tell when it was cut short.
-        if (ev.data === '[DONE]' || MAY_MATTER.test(ev.data) || (o.relayEvent && kept.length === 1))
-          drain(o.decoder.push(ev));
-        if (o.relayEvent && !(out.error && !client.started)) buf += o.relayEvent(ev);
+        const matters = ev.data === '[DONE]' ? (sawDone = true) : MAY_MATTER.test(ev.data);
+        if (matters) drain(o.decoder.push(ev));
+        if (o.relayEvent && !(out.error && !client.started)) buf += o.relayEvent(ev, matters);
       } else buf += drain(o.decoder.push(ev));
       if (o.arrayFrames && ev.data) buf += `${elements++ === 0 ? '[' : ',\r\n'}${ev.data}`;
     }
     pending.length = 0;
     return buf;
+  };
+  /**
+   * How a relayed OpenAI stream without `[DONE]` ended (its finish, or a cut), read by a fresh decoder from
+   * every event it sent: the decoder that ran along saw only the events that may matter.
+   */
+  const replayedEnd = () => {
+    const decoder = o.newDecoder();
+    for (const ev of kept) decoder.push(ev);
+    return decoder.end();
   };
   /** The produced text (and any usage) of a relayed stream that reported none, read from every event it sent. */
   const readKept = () => {
@@ -174,7 +181,7 @@ export async function relayFormatStream(o: FormatStreamOptions, startedAt: numbe
       parser.feed(`${text.end()}\n\n`);
       let buf = decodePending();
       const failedBefore = out.error !== null;
-      buf += drain(o.decoder.end());
+      buf += drain(o.relayEvent && !sawDone ? replayedEnd() : o.decoder.end());
       if (out.error && !client.started) throw out.error;
       // A relayed stream cut short without a word (no finish, no end marker): the client is told, as a
       // converted one is by its encoder.
