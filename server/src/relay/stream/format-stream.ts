@@ -139,7 +139,8 @@ export async function relayFormatStream(o: FormatStreamOptions, startedAt: numbe
     for (const ev of pending) {
       if (relayed) {
         kept.push(ev);
-        const matters = ev.data === '[DONE]' ? (sawDone = true) : MAY_MATTER.test(ev.data);
+        if (ev.data === '[DONE]') sawDone = true;
+        const matters = sawDone || MAY_MATTER.test(ev.data);
         if (matters) drain(o.decoder.push(ev));
         if (o.relayEvent && !(out.error && !client.started)) buf += o.relayEvent(ev, matters);
       } else buf += drain(o.decoder.push(ev));
