@@ -9,6 +9,7 @@ import {
   traceUsage,
 } from '../infra/tracing/relay-trace.ts';
 import { conversationOf } from './affinity/conversation.ts';
+import { runAttempts } from './attempts.ts';
 import type { Caller } from './auth.ts';
 import { expectedTokens, holdFor, priceFor } from './billing/charge.ts';
 import type { ChannelEntry } from './cache/channels.ts';
@@ -23,16 +24,8 @@ import { callFor, outgoingFor } from './outgoing.ts';
 import { adapterFor } from './providers/index.ts';
 import { bodyOf } from './providers/response.ts';
 import type { HeldCall, RelayCall } from './relay-call.ts';
-import { outcomeOf, pinnedLease } from './router/router.ts';
-import {
-  autoDisable,
-  autoDisableKey,
-  hasOtherKey,
-  mapStatus,
-  shouldDisable,
-  shouldRetry,
-  withKey,
-} from './routing.ts';
+import { pinnedLease } from './router/router.ts';
+import { mapStatus, shouldRetry } from './routing.ts';
 import { settle } from './settle.ts';
 import type { RelayState } from './state.ts';
 
@@ -138,75 +131,46 @@ async function relay(call: RelayCall): Promise<void> {
       : conversationOf(input, req.headers);
   const affinityKey = conversation && `${caller.user.id}\n${model}\n${conversation.id}`;
   const remembered = affinityKey && conversation.continues ? state.affinity.get(affinityKey) : undefined;
-  const retries = caller.pinned ? 0 : Math.max(0, ctx.options.int('RetryTimes'));
-  const tried = new Set<number>();
-  let lastError: RelayError | null = null;
-  let lastFailed: number | undefined;
   traceStage(req, 'routing');
   try {
-    for (let attempt = 0; attempt <= retries; attempt++) {
-      const sticky = attempt === 0 && remembered !== undefined;
-      const lease = caller.pinned
-        ? pinnedLease(caller.pinned)
-        : (sticky && state.router.pickRemembered(remembered.channelId, tiers, tried)) ||
-          state.router.pick(caller.group, model, tiers, tried, lastFailed);
-      if (!lease) break;
-      const picked = lease.channel;
-      tried.add(picked.id);
-      const ch = withKey(
-        picked,
-        sticky && remembered.channelId === picked.id ? remembered.keyIndex : undefined,
-      );
-      if (!ch) {
-        lease.end('ignore');
-        continue;
-      }
-      chain.push(ch.id);
-      if (lastFailed !== undefined) meter?.retried(lastFailed, ch.id);
-      try {
-        const produced = await attemptOn(call, ch);
-        lease.end('ok');
-        if (affinityKey) state.affinity.remember(affinityKey, { channelId: ch.id, keyIndex: ch.keyIndex });
-        traceStage(req, 'settle');
-        const quota = await settle(held, produced, ch);
-        traceUsage(req, produced.usage);
-        meter?.answered(quota, produced.usage, produced.firstAt);
-        perMinute?.settle(produced.usage.promptTokens + produced.usage.completionTokens);
-        onSuccess().catch((err) => req.log.warn({ err }, 'rate limit bookkeeping failed'));
-        return;
-      } catch (err) {
-        lease.end(err instanceof RelayError ? outcomeOf(err) : 'ignore');
-        if (!(err instanceof RelayError)) throw err;
-        const e = mapStatus(err, ch);
-        lastError = e;
-        lastFailed = ch.id;
-        traceAttemptFailed(req, e.status, e.message);
-        if (shouldDisable(ctx, ch, e)) {
-          const reason = `status ${e.status}: ${e.detail ?? e.message}`;
-          if (ch.keyIndex === undefined) void autoDisable(ctx, state.channels, ch, reason);
-          else {
-            void autoDisableKey(ctx, state.channels, ch, reason);
-            // The request the dead key would have served goes to the channel's other keys first.
-            if (hasOtherKey(ch)) tried.delete(ch.id);
-          }
-        }
-        if (!e.local)
-          req.log.warn(
-            { channel: ch.id, status: e.status, message: e.detail ?? e.message },
-            'upstream attempt failed',
-          );
-        if (!shouldRetry(e) || reply.raw.headersSent) throw e;
-      }
-    }
-    throw (
-      lastError ??
-      new RelayError(
-        503,
-        `no available channel for model ${model} in group ${caller.group}`,
-        'new_api_error',
-        'model_not_found',
-      )
+    const { result: produced, ch } = await runAttempts(
+      {
+        state,
+        group: caller.group,
+        model,
+        tiers,
+        fixed: caller.pinned ? pinnedLease(caller.pinned) : null,
+        retries: Math.max(0, ctx.options.int('RetryTimes')),
+        remembered,
+        chain,
+        meter,
+        judge: mapStatus,
+        mayRetry: (e) => shouldRetry(e) && !reply.raw.headersSent,
+        failed: (e, ch) => {
+          traceAttemptFailed(req, e.status, e.message);
+          if (!e.local)
+            req.log.warn(
+              { channel: ch.id, status: e.status, message: e.detail ?? e.message },
+              'upstream attempt failed',
+            );
+        },
+        none: () =>
+          new RelayError(
+            503,
+            `no available channel for model ${model} in group ${caller.group}`,
+            'new_api_error',
+            'model_not_found',
+          ),
+      },
+      (ch) => attemptOn(call, ch),
     );
+    if (affinityKey) state.affinity.remember(affinityKey, { channelId: ch.id, keyIndex: ch.keyIndex });
+    traceStage(req, 'settle');
+    const quota = await settle(held, produced, ch);
+    traceUsage(req, produced.usage);
+    meter?.answered(quota, produced.usage, produced.firstAt);
+    perMinute?.settle(produced.usage.promptTokens + produced.usage.completionTokens);
+    onSuccess().catch((err) => req.log.warn({ err }, 'rate limit bookkeeping failed'));
   } catch (err) {
     state.ledger.release(hold);
     perMinute?.settle(0);
