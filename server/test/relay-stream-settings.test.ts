@@ -1,5 +1,8 @@
+import { ChannelType } from '@modelgate/shared';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtureChunks } from './support/fixtures.ts';
+import { type FormatsMock, startFormatsMock } from './support/mock-formats.ts';
 import { fixtureText, type MockUpstream, startMockUpstream } from './support/mock-upstream.ts';
 import { seedChannel, seedToken, seedUser } from './support/relay-seed.ts';
 import { startServer, type TestServer } from './support/server.ts';
@@ -8,6 +11,7 @@ import { startServer, type TestServer } from './support/server.ts';
 describe('relay: stream-rewriting channel settings', () => {
   let server: TestServer;
   let mock: MockUpstream;
+  let formats: FormatsMock;
   let client: OpenAI;
   let apiKey: string;
 
@@ -23,6 +27,7 @@ describe('relay: stream-rewriting channel settings', () => {
 
   beforeAll(async () => {
     mock = await startMockUpstream();
+    formats = await startFormatsMock();
     server = await startServer();
     const userId = (await seedUser(server.ctx, { quota: 100_000_000 })).id;
     ({ apiKey } = await seedToken(server.ctx, { userId, remain: 100_000_000 }));
@@ -39,11 +44,19 @@ describe('relay: stream-rewriting channel settings', () => {
       setting: { force_format: true },
     });
     await seedChannel(server.ctx, { baseUrl: mock.url, key: 'sk-good', models: ['mistral-small-latest'] });
+    await seedChannel(server.ctx, {
+      type: ChannelType.Anthropic,
+      baseUrl: formats.url,
+      key: 'sk-ant-mock',
+      models: ['claude-sonnet-4-5-20250929'],
+      setting: { thinking_to_content: true },
+    });
     client = new OpenAI({ apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
   });
   afterAll(async () => {
     await server?.close();
     await mock?.close();
+    await formats?.close();
   });
 
   it('wraps the reasoning in <think> as content and drops the reasoning fields', async () => {
@@ -63,6 +76,33 @@ describe('relay: stream-rewriting channel settings', () => {
     }
     expect(reasoningFields).toBe(0);
     expect(content).toBe(`<think>\n${joined('reasoning_content')}\n</think>\n${joined('content')}`);
+  });
+
+  it('wraps the reasoning in <think> for a chat client served by an Anthropic channel too', async () => {
+    const events = fixtureChunks('anthropic/messages/thinking.chunks.txt').map((c) => JSON.parse(c));
+    const said = (kind: string, field: string) =>
+      events
+        .filter((e) => e.type === 'content_block_delta' && e.delta.type === kind)
+        .map((e) => e.delta[field])
+        .join('');
+    expect(said('thinking_delta', 'thinking').length).toBeGreaterThan(10);
+    const stream = await client.chat.completions.create({
+      model: 'claude-sonnet-4-5-20250929',
+      messages: [{ role: 'user', content: 'hi' }],
+      reasoning_effort: 'high',
+      stream: true,
+    });
+    let content = '';
+    let reasoningFields = 0;
+    for await (const chunk of stream) {
+      const delta = chunk.choices[0]?.delta as Record<string, unknown> | undefined;
+      if (delta && ('reasoning_content' in delta || 'reasoning' in delta)) reasoningFields++;
+      content += (delta?.content as string | undefined) ?? '';
+    }
+    expect(reasoningFields).toBe(0);
+    expect(content).toBe(
+      `<think>\n${said('thinking_delta', 'thinking')}\n</think>\n${said('text_delta', 'text')}`,
+    );
   });
 
   /** The data events of a streamed chat, as the client receives them on the wire. */

@@ -97,6 +97,24 @@ describe('relay: streaming policy', () => {
     expect(text.length).toBeGreaterThan(0);
   });
 
+  it('tells the client when a relayed stream ends with neither a finish nor [DONE], and notes it', async () => {
+    // Before one path served every format, the OpenAI-only relay closed such a stream with [DONE] as if whole.
+    await seedChannel(server.ctx, { baseUrl: mock.url, key: 'sk-truncated', models: ['gpt-4o-mini'] });
+    const client = new OpenAI({ apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
+    const { data: stream, response } = await client.chat.completions
+      .create({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
+    let text = '';
+    const err = await (async () => {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    })().catch((e) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect(text.length).toBeGreaterThan(0);
+    const [log] = await logsFor(response.headers.get('x-oneapi-request-id') as string);
+    expect(log.completion_tokens).toBeGreaterThan(0);
+    expect(log.content).toContain('upstream failed mid-stream');
+  });
+
   it('counts a usage-less stream locally and sends the usage chunk the client asked for', async () => {
     await seedChannel(server.ctx, { baseUrl: mock.url, key: 'sk-nousage', models: ['deepseek-chat'] });
     const client = new OpenAI({ apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });

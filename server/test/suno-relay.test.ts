@@ -1,4 +1,4 @@
-import { Role } from '@modelgate/shared';
+import { ChannelStatus, Role } from '@modelgate/shared';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { relayState } from '../src/relay/state.ts';
 import { pollSuno } from '../src/relay/suno/poller.ts';
@@ -391,6 +391,43 @@ for (const engine of DATABASES) {
       } finally {
         await server.ctx.db.db.deleteFrom('channels').where('id', '=', dead.id).execute();
         await server.ctx.db.db.deleteFrom('abilities').where('channel_id', '=', dead.id).execute();
+        await relayState(server.ctx).channels.reload();
+      }
+    });
+
+    it('disables a channel whose key the upstream refuses, as the relay does, and serves the song elsewhere', async () => {
+      const refused = await seedChannel(server.ctx, {
+        type: 36,
+        baseUrl: suno.url,
+        key: 'a-revoked-secret',
+        models: MODELS,
+        priority: 10,
+      });
+      try {
+        await server.ctx.options.set('RetryTimes', '1');
+        await server.ctx.options.set('AutomaticDisableChannelEnabled', 'true');
+        const { user, token } = await account();
+        const id = await music(token.apiKey);
+        expect((await ownTask(server.ctx, user.id, id))?.channel_id).toBe(channelId);
+        await expect
+          .poll(async () => {
+            const row = await server.ctx.db.db
+              .selectFrom('channels')
+              .select('status')
+              .where('id', '=', refused.id)
+              .executeTakeFirst();
+            return row?.status;
+          })
+          .toBe(ChannelStatus.AutoDisabled);
+        expect(
+          relayState(server.ctx)
+            .channels.tiers('default', 'suno_music')
+            .flatMap((t) => t.channels.map((c) => c.id)),
+        ).not.toContain(refused.id);
+      } finally {
+        await server.ctx.options.set('AutomaticDisableChannelEnabled', 'false');
+        await server.ctx.db.db.deleteFrom('channels').where('id', '=', refused.id).execute();
+        await server.ctx.db.db.deleteFrom('abilities').where('channel_id', '=', refused.id).execute();
         await relayState(server.ctx).channels.reload();
       }
     });

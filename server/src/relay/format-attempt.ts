@@ -1,23 +1,27 @@
+import type { RelayMeter } from '../infra/metrics/relay-metrics.ts';
 import type { Usage } from './billing/quota.ts';
-import { countText } from './billing/tokenizer.ts';
+import { countChatPrompt, countText } from './billing/tokenizer.ts';
+import type { ChannelEntry } from './cache/channels.ts';
 import type { CallAbort } from './call-abort.ts';
-import { RelayError } from './errors.ts';
+import { RelayError, upstreamError } from './errors.ts';
 import type { RelayReply, RelayRequest } from './exchange.ts';
 import { codecFor, upstreamCodecFor } from './formats/codecs.ts';
 import { sseData, sseEvent } from './formats/common.ts';
-import { embeddingList, geminiEmbedAnswer, openaiEmbedAnswer } from './formats/embeddings.ts';
 import { sealAnswer } from './formats/envelope/answer.ts';
 import { envelopeKeyOf } from './formats/envelope/keys.ts';
 import { sealingEncoder } from './formats/envelope/stream.ts';
 import { DROPPED_TOOLS_HEADER } from './formats/hosted-tools.ts';
 import type { CodecContext, HubError, HubRequest, HubUsage, WireFormat } from './formats/hub.ts';
 import { countPrompt, usageFromHub } from './formats/hub-count.ts';
-import { answerBlocked, guardAnswerParts } from './guardrails/whole-answer.ts';
+import { answerBlocked, guardAnswerParts, guardChatAnswer } from './guardrails/whole-answer.ts';
 import type { Produced, RelayInput } from './input.ts';
+import type { Answered } from './operations/answer.ts';
 import type { Outgoing } from './outgoing.ts';
 import type { ProviderAdapter, UpstreamCall, UpstreamResponse } from './providers/types.ts';
 import type { RelayState } from './state.ts';
-import { relayFormatStream } from './stream/format-stream.ts';
+import { chatClosing, chatEventRelay, rewritingEncoder } from './stream/chat-relay.ts';
+import { chunkRewrite } from './stream/chunk-rewrite.ts';
+import { type FormatOutcome, relayFormatStream } from './stream/format-stream.ts';
 
 /** One attempt's parts, once the upstream has answered 2xx. */
 export interface FormatExchange {
@@ -31,6 +35,8 @@ export interface FormatExchange {
   adapter: ProviderAdapter;
   controller: CallAbort;
   startedAt: number;
+  ch: ChannelEntry;
+  meter?: RelayMeter;
 }
 
 export const malformedAnswer = () =>
@@ -61,53 +67,44 @@ const clientCtx = (x: FormatExchange): CodecContext => ({
 });
 
 /**
- * A non-stream answer when the client or the channel speaks something other than OpenAI chat. Same format:
- * the upstream's body goes to the client as it came, and its usage is read through the format's codec.
- * Another format: decoded into the hub and encoded in the client's format.
+ * A non-stream chat answer in any pair of formats. Same format: the upstream's body goes to the client as it
+ * came, and its usage is read through the format's codec. Another format: decoded into the hub and encoded
+ * in the client's format.
  */
-export async function answerInFormats(x: FormatExchange, text: string): Promise<Produced> {
+export async function answerInFormats(x: FormatExchange, text: string): Promise<Answered> {
   let json: any;
   try {
     json = JSON.parse(text);
   } catch {
     throw malformedAnswer();
   }
-  if (x.input.mode === 'embeddings') return embeddingsAnswer(x, json, text);
+  // An OpenAI-compatible host's error inside a 200 answer relayed as it came: a failure another channel may
+  // do better at (a converted answer's error is read by its codec).
+  if (
+    !x.out.converted &&
+    x.call.format === 'openai' &&
+    json?.error &&
+    typeof json.error === 'object' &&
+    json.error.type
+  )
+    throw upstreamError(500, text, [x.ch.key, x.ch.baseUrl]);
   noteDroppedTools(x);
   const answer = upstreamCodecFor(x.call.format).decodeResponse(json, upstreamCtx(x));
   const usage = await billable(x, answer.usage, () => answerText(answer.parts));
-  const guard = x.input.answerGuard?.(); // guardrails: answer side (a masked answer is re-encoded)
+  const produced = { usage, firstAt: 0 };
+  // Guardrails, answer side: an OpenAI answer relayed as it came is masked in its JSON; any other is masked in
+  // the hub and re-encoded.
+  const guard = x.input.answerGuard?.();
+  if (guard && !x.out.converted && x.call.format === 'openai')
+    return { answer: { body: guardChatAnswer(guard, json), contentType: 'application/json' }, produced };
   if (guard) guardAnswerParts(guard, answer.parts);
-  if (x.out.converted || guard) {
-    const parts = sealAnswer(answer.parts, x.call.format, x.input.format, envelopeKeyOf(x.call.options));
-    x.reply.code(200).send(codecFor(x.input.format).encodeResponse({ ...answer, parts }, clientCtx(x)));
-  } else x.reply.code(200).header('content-type', 'application/json').send(text);
-  return { usage, firstAt: 0 };
-}
-
-/**
- * Embeddings between OpenAI's and Gemini's formats. Gemini reports no usage for embeddings, so its prompt is
- * counted here; OpenAI's count is used when it gives one.
- */
-async function embeddingsAnswer(x: FormatExchange, json: any, text: string): Promise<Produced> {
-  const own =
-    x.call.format !== 'openai' && x.call.format !== 'gemini' ? x.adapter.embeddings?.answer(json) : undefined;
-  const counted = await countText(x.call.model, x.input.info.inputText);
-  const reported = own
-    ? own.promptTokens
-    : x.call.format === 'openai'
-      ? Number(json?.usage?.prompt_tokens) || 0
-      : 0;
-  const prompt = reported || counted;
-  // A provider's own answer reads as OpenAI's from here on (floats, which a Gemini client gets).
-  if (own) json = embeddingList(own.vectors, x.input.info.model, prompt);
-  const base64 = x.input.json?.encoding_format === 'base64';
-  if (!x.out.embedConverted) x.reply.code(200).header('content-type', 'application/json').send(text);
-  else if (x.input.format === 'gemini')
-    x.reply.code(200).send(geminiEmbedAnswer(json, x.input.embedBatch === true));
-  else if (own) x.reply.code(200).send(embeddingList(own.vectors, x.input.info.model, prompt, base64));
-  else x.reply.code(200).send(openaiEmbedAnswer(json, x.input.info.model, prompt, base64));
-  return { usage: { promptTokens: prompt, completionTokens: 0, cachedTokens: 0 }, firstAt: 0 };
+  if (!x.out.converted && !guard)
+    return { answer: { body: text, contentType: 'application/json' }, produced };
+  const parts = sealAnswer(answer.parts, x.call.format, x.input.format, envelopeKeyOf(x.call.options));
+  return {
+    answer: { body: codecFor(x.input.format).encodeResponse({ ...answer, parts }, clientCtx(x)) },
+    produced,
+  };
 }
 
 /** A streamed answer in any pair of formats: converted event by event, or forwarded as it came. */
@@ -116,17 +113,19 @@ export async function streamInFormats(x: FormatExchange): Promise<Produced> {
   noteDroppedTools(x);
   const pingOn = state.ctx.options.bool('general_setting.ping_interval_enabled');
   const array = x.input.jsonArray === true;
-  const guard = x.input.answerGuard?.(); // guardrails: answer side (re-encodes a same-format stream to check it)
-  const encoder = x.out.converted
-    ? sealingEncoder(
-        codecFor(x.input.format).streamEncoder(clientCtx(x)),
-        x.call.format,
-        x.input.format,
-        envelopeKeyOf(x.call.options),
-      )
-    : guard
-      ? codecFor(x.input.format).streamEncoder(clientCtx(x))
-      : undefined;
+  // OpenAI clients' answers are chat chunks (completions' too): the channel's chunk rewrites apply to them.
+  const rewrite = x.input.format === 'openai' ? chunkRewrite(x.ch) : undefined;
+  const sameOpenai = !x.out.converted && x.call.format === 'openai';
+  // Guardrails, answer side: a relayed OpenAI stream passes its chunks through the guard; any other stream is
+  // checked on its hub events, so a same-format one is re-encoded while a policy reads answers.
+  const guard = x.input.answerGuard?.();
+  const reencoded = !x.out.converted && !sameOpenai && guard !== undefined;
+  let counted: Usage | undefined;
+  const closing = async (o: FormatOutcome) => {
+    if (!x.input.info.wantsUsage || (o.usage && o.usage.input + o.usage.output > 0)) return chatClosing(null);
+    counted = await billable(x, null, () => ({ text: o.text, calls: o.toolCalls }));
+    return chatClosing(usageChunk(x, o, counted));
+  };
   const outcome = await relayFormatStream(
     {
       res: x.res,
@@ -139,10 +138,26 @@ export async function streamInFormats(x: FormatExchange): Promise<Produced> {
       onStart: () => reply.hijack(),
       decoder: upstreamCodecFor(x.call.format).streamDecoder(upstreamCtx(x)),
       newDecoder: () => upstreamCodecFor(x.call.format).streamDecoder(upstreamCtx(x)),
-      encoder,
-      arrayFrames: array && !encoder,
-      errorFrame: (err) => streamErrorFrame(x.input.format, err, x.req.id),
+      encoder: x.out.converted
+        ? rewritingEncoder(
+            sealingEncoder(
+              codecFor(x.input.format).streamEncoder(clientCtx(x)),
+              x.call.format,
+              x.input.format,
+              envelopeKeyOf(x.call.options),
+            ),
+            rewrite,
+          )
+        : reencoded
+          ? codecFor(x.input.format).streamEncoder(clientCtx(x))
+          : undefined,
+      arrayFrames: array && !x.out.converted && !reencoded,
+      relayEvent: sameOpenai
+        ? chatEventRelay(!x.input.info.wantsUsage, guard ? chunkRewrite(x.ch, guard) : rewrite)
+        : undefined,
       guard,
+      closing: sameOpenai ? closing : undefined,
+      errorFrame: (err) => streamErrorFrame(x.input.format, err, x.req.id),
     },
     x.startedAt,
   );
@@ -150,12 +165,9 @@ export async function streamInFormats(x: FormatExchange): Promise<Produced> {
   // A stream cut short may carry only the usage of its start (Anthropic's message_start): the output is at
   // least what reached the client.
   const cut = outcome.clientGone || outcome.error !== null;
-  const usage = await billable(
-    x,
-    outcome.usage,
-    () => ({ text: outcome.text, calls: outcome.toolCalls }),
-    cut,
-  );
+  const usage =
+    counted ??
+    (await billable(x, outcome.usage, () => ({ text: outcome.text, calls: outcome.toolCalls }), cut));
   if (guard?.blocked) return { usage, firstAt: outcome.firstAt, ...answerBlocked(guard) };
   const note = outcome.clientGone
     ? 'client disconnected mid-stream'
@@ -186,13 +198,35 @@ async function billable(
     }
     return billed;
   }
-  const request = x.out.converted ?? x.input.hub;
-  const prompt = request ? await countPrompt(x.call.model, request as HubRequest) : 0;
   const { text, calls } = produced();
   return {
-    promptTokens: prompt,
+    promptTokens: await countedPrompt(x),
     completionTokens: (await countText(x.call.model, text)) + 7 * calls,
     cachedTokens: 0,
+  };
+}
+
+/** The prompt counted here: the hub request, else an OpenAI chat body as sent, else the input's text. */
+function countedPrompt(x: FormatExchange): Promise<number> {
+  const request = x.out.converted ?? x.input.hub;
+  if (request) return countPrompt(x.call.model, request as HubRequest);
+  if (x.input.mode === 'chat') return countChatPrompt(x.call.model, x.out.json ?? {});
+  return countText(x.call.model, x.input.info.inputText);
+}
+
+/** The usage chunk a same-format OpenAI stream owes a client that asked for it when the upstream sent none. */
+function usageChunk(x: FormatExchange, o: FormatOutcome, usage: Usage): Record<string, unknown> {
+  return {
+    id: o.start?.id ?? `chatcmpl-${x.req.id}`,
+    object: 'chat.completion.chunk',
+    created: o.start?.created ?? Math.floor(Date.now() / 1000),
+    model: o.start?.model ?? x.call.model,
+    choices: [],
+    usage: {
+      prompt_tokens: usage.promptTokens,
+      completion_tokens: usage.completionTokens,
+      total_tokens: usage.promptTokens + usage.completionTokens,
+    },
   };
 }
 

@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import type { RelayMeter } from '../infra/metrics/relay-metrics.ts';
 import {
   traceAttempt,
@@ -10,39 +9,28 @@ import {
   traceUsage,
 } from '../infra/tracing/relay-trace.ts';
 import { conversationOf } from './affinity/conversation.ts';
+import { runAttempts } from './attempts.ts';
 import type { Caller } from './auth.ts';
 import { expectedTokens, holdFor, priceFor } from './billing/charge.ts';
-import { countText } from './billing/tokenizer.ts';
 import type { ChannelEntry } from './cache/channels.ts';
 import { CallAbort } from './call-abort.ts';
 import { convertedUserPolicy } from './end-user.ts';
 import { failureStatus, RelayError, upstreamError } from './errors.ts';
 import type { RelayReply, RelayRequest } from './exchange.ts';
 import { withFallbacks } from './fallbacks/index.ts';
-import { answerInFormats, malformedAnswer, streamInFormats } from './format-attempt.ts';
-import { usageOf } from './formats/openai/answer-usage.ts';
+import { streamInFormats } from './format-attempt.ts';
 import { guardPrompt } from './guardrails/prompt.ts';
-import { guardChatAnswer } from './guardrails/whole-answer.ts';
 import type { Produced, RelayInput } from './input.ts';
+import { answerOperation } from './operations/index.ts';
 import { callFor, outgoingFor } from './outgoing.ts';
 import { adapterFor } from './providers/index.ts';
 import { bodyOf } from './providers/response.ts';
-import type { UpstreamResponse } from './providers/types.ts';
+import type { HeldCall, RelayCall } from './relay-call.ts';
 import { lookupCache } from './response-cache/index.ts';
-import { outcomeOf, pinnedLease } from './router/router.ts';
-import {
-  autoDisable,
-  autoDisableKey,
-  hasOtherKey,
-  mapStatus,
-  shouldDisable,
-  shouldRetry,
-  withKey,
-} from './routing.ts';
+import { pinnedLease } from './router/router.ts';
+import { mapStatus, shouldRetry } from './routing.ts';
 import { settle } from './settle.ts';
 import type { RelayState } from './state.ts';
-import { streamAttempt } from './stream/attempt.ts';
-import { networkError } from './upstream.ts';
 
 export type { RelayInput } from './input.ts';
 
@@ -65,16 +53,13 @@ export function runRelay(
   const meter = state.metrics?.start(input.format, input.info.model, startedAt);
   traceStart(req, input);
   // Model fallbacks (relay/fallbacks/): when every channel of the model fails, the next model is tried.
-  const run = (attempt: RelayInput) => relay(state, req, reply, caller, attempt, startedAt, meter);
-  return traceEnd(
-    req,
-    meter
-      ? measured(meter, () => withFallbacks(state, req, reply, caller, input, run))
-      : withFallbacks(state, req, reply, caller, input, run),
-  );
+  const run = (attempt: RelayInput) =>
+    relay({ state, req, reply, caller, input: attempt, startedAt, meter, chain: [] });
+  const relayed = () => withFallbacks(state, req, reply, caller, input, run);
+  return traceEnd(req, meter ? measured(relayed, meter) : relayed());
 }
 
-async function measured(meter: RelayMeter, relayed: () => Promise<void>): Promise<void> {
+async function measured(relayed: () => Promise<void>, meter: RelayMeter): Promise<void> {
   try {
     await relayed();
     meter.end(200);
@@ -84,15 +69,8 @@ async function measured(meter: RelayMeter, relayed: () => Promise<void>): Promis
   }
 }
 
-async function relay(
-  state: RelayState,
-  req: RelayRequest,
-  reply: RelayReply,
-  caller: Caller,
-  input: RelayInput,
-  startedAt: number,
-  meter?: RelayMeter,
-): Promise<void> {
+async function relay(call: RelayCall): Promise<void> {
+  const { state, req, reply, caller, input, meter, chain } = call;
   const { ctx } = state;
   const { info, mode } = input;
   const model = info.model;
@@ -131,7 +109,7 @@ async function relay(
   const onSuccess = await state.rateLimit.acquire(caller.user.id, caller.group);
   const price = priceFor(state, caller, model);
   // Response cache (relay/response-cache/): a hit is replayed and billed at the hit ratio; a miss is captured.
-  const cache = await lookupCache(state, req, reply, caller, input, price, startedAt, meter);
+  const cache = await lookupCache(state, req, reply, caller, input, price, call.startedAt, meter);
   if (cache === 'served')
     return onSuccess().catch((err) => req.log.warn({ err }, 'rate limit bookkeeping failed'));
   const qpu = ctx.options.float('QuotaPerUnit');
@@ -155,6 +133,7 @@ async function relay(
       'insufficient_quota',
     );
   }
+  const held: HeldCall = Object.assign(call, { price, hold });
 
   // A conversation's turns stay on the channel and key that answered its last turn (relay/affinity).
   const conversation =
@@ -163,77 +142,47 @@ async function relay(
       : conversationOf(input, req.headers);
   const affinityKey = conversation && `${caller.user.id}\n${model}\n${conversation.id}`;
   const remembered = affinityKey && conversation.continues ? state.affinity.get(affinityKey) : undefined;
-  const retries = caller.pinned ? 0 : Math.max(0, ctx.options.int('RetryTimes'));
-  const tried = new Set<number>();
-  const chain: number[] = [];
-  let lastError: RelayError | null = null;
-  let lastFailed: number | undefined;
   traceStage(req, 'routing');
   try {
-    for (let attempt = 0; attempt <= retries; attempt++) {
-      const sticky = attempt === 0 && remembered !== undefined;
-      const lease = caller.pinned
-        ? pinnedLease(caller.pinned)
-        : (sticky && state.router.pickRemembered(remembered.channelId, tiers, tried)) ||
-          state.router.pick(caller.group, model, tiers, tried, lastFailed);
-      if (!lease) break;
-      const picked = lease.channel;
-      tried.add(picked.id);
-      const ch = withKey(
-        picked,
-        sticky && remembered.channelId === picked.id ? remembered.keyIndex : undefined,
-      );
-      if (!ch) {
-        lease.end('ignore');
-        continue;
-      }
-      chain.push(ch.id);
-      if (lastFailed !== undefined) meter?.retried(lastFailed, ch.id);
-      try {
-        const produced = await attemptOn(state, req, reply, input, ch, startedAt, meter);
-        lease.end('ok');
-        if (affinityKey) state.affinity.remember(affinityKey, { channelId: ch.id, keyIndex: ch.keyIndex });
-        traceStage(req, 'settle');
-        const quota = await settle(state, req, caller, input, hold, price, produced, ch, chain, startedAt);
-        cache?.keep(produced); // response cache: keeps the answer written, when it may be kept
-        traceUsage(req, produced.usage);
-        meter?.answered(quota, produced.usage, produced.firstAt);
-        perMinute?.settle(produced.usage.promptTokens + produced.usage.completionTokens);
-        onSuccess().catch((err) => req.log.warn({ err }, 'rate limit bookkeeping failed'));
-        return;
-      } catch (err) {
-        lease.end(err instanceof RelayError ? outcomeOf(err) : 'ignore');
-        if (!(err instanceof RelayError)) throw err;
-        const e = mapStatus(err, ch);
-        lastError = e;
-        lastFailed = ch.id;
-        traceAttemptFailed(req, e.status, e.message);
-        if (shouldDisable(ctx, ch, e)) {
-          const reason = `status ${e.status}: ${e.detail ?? e.message}`;
-          if (ch.keyIndex === undefined) void autoDisable(ctx, state.channels, ch, reason);
-          else {
-            void autoDisableKey(ctx, state.channels, ch, reason);
-            // The request the dead key would have served goes to the channel's other keys first.
-            if (hasOtherKey(ch)) tried.delete(ch.id);
-          }
-        }
-        if (!e.local)
-          req.log.warn(
-            { channel: ch.id, status: e.status, message: e.detail ?? e.message },
-            'upstream attempt failed',
-          );
-        if (!shouldRetry(e) || reply.raw.headersSent) throw e;
-      }
-    }
-    throw (
-      lastError ??
-      new RelayError(
-        503,
-        `no available channel for model ${model} in group ${caller.group}`,
-        'new_api_error',
-        'model_not_found',
-      )
+    const { result: produced, ch } = await runAttempts(
+      {
+        state,
+        group: caller.group,
+        model,
+        tiers,
+        fixed: caller.pinned ? pinnedLease(caller.pinned) : null,
+        retries: Math.max(0, ctx.options.int('RetryTimes')),
+        remembered,
+        chain,
+        meter,
+        judge: mapStatus,
+        mayRetry: (e) => shouldRetry(e) && !reply.raw.headersSent,
+        failed: (e, ch) => {
+          traceAttemptFailed(req, e.status, e.message);
+          if (!e.local)
+            req.log.warn(
+              { channel: ch.id, status: e.status, message: e.detail ?? e.message },
+              'upstream attempt failed',
+            );
+        },
+        none: () =>
+          new RelayError(
+            503,
+            `no available channel for model ${model} in group ${caller.group}`,
+            'new_api_error',
+            'model_not_found',
+          ),
+      },
+      (ch) => attemptOn(call, ch),
     );
+    if (affinityKey) state.affinity.remember(affinityKey, { channelId: ch.id, keyIndex: ch.keyIndex });
+    traceStage(req, 'settle');
+    const quota = await settle(held, produced, ch);
+    cache?.keep(produced); // response cache: keeps the answer written, when it may be kept
+    traceUsage(req, produced.usage);
+    meter?.answered(quota, produced.usage, produced.firstAt);
+    perMinute?.settle(produced.usage.promptTokens + produced.usage.completionTokens);
+    onSuccess().catch((err) => req.log.warn({ err }, 'rate limit bookkeeping failed'));
   } catch (err) {
     cache?.drop(); // response cache: nothing to keep
     state.ledger.release(hold);
@@ -242,15 +191,8 @@ async function relay(
   }
 }
 
-async function attemptOn(
-  state: RelayState,
-  req: RelayRequest,
-  reply: RelayReply,
-  input: RelayInput,
-  ch: ChannelEntry,
-  startedAt: number,
-  meter?: RelayMeter,
-): Promise<Produced> {
+async function attemptOn(relayCall: RelayCall, ch: ChannelEntry): Promise<Produced> {
+  const { state, req, reply, input, startedAt, meter } = relayCall;
   const adapter = adapterFor(ch.type);
   if (!adapter || (input.mode !== 'chat' && adapter.modes && !adapter.modes.has(input.mode)))
     throw new RelayError(
@@ -314,44 +256,8 @@ async function attemptOn(
       throw upstreamError(res.statusCode, text, secrets);
     }
     if (call.stream && adapter.streamBody) res.body = bodyOf(adapter.streamBody(res.body, call));
-    if (input.format !== 'openai' || call.format !== 'openai') {
-      const exchange = { state, req, reply, input, call, out, res, adapter, controller, startedAt };
-      if (call.stream) return await streamInFormats(exchange);
-      const answer = await readAnswer(res);
-      meter?.received(false);
-      return await answerInFormats(exchange, answer);
-    }
-    if (call.stream)
-      return await streamAttempt(state, req, reply, input, out.json, call, res, controller, startedAt, ch);
-    if (input.mode === 'speech') {
-      // Binary passthrough: the audio streams to the client as it arrives.
-      reply
-        .code(200)
-        .header('content-type', String(res.headers['content-type'] ?? 'audio/mpeg'))
-        .send(Readable.from(res.body));
-      const chars = [...input.info.inputText].length;
-      const prompt = call.model.startsWith('tts') ? chars : await countText(call.model, input.info.inputText);
-      return { usage: { promptTokens: prompt, completionTokens: 0, cachedTokens: 0 }, firstAt: 0 };
-    }
-    const text = await readAnswer(res);
-    meter?.received(false);
-    const contentType = String(res.headers['content-type'] ?? 'application/json');
-    let json: any = null;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      if (contentType.includes('json')) throw malformedAnswer();
-    }
-    if (json && typeof json === 'object' && json.error && typeof json.error === 'object' && json.error.type) {
-      throw upstreamError(500, text, secrets);
-    }
-    const usage = await usageOf(input, call, json, out.json);
-    const guard = json && input.answerGuard?.(); // guardrails: answer side
-    reply
-      .code(200)
-      .header('content-type', contentType)
-      .send(guard ? guardChatAnswer(guard, json) : text);
-    return { usage, firstAt: 0 };
+    const exchange = { state, req, reply, input, call, out, res, adapter, controller, startedAt, ch, meter };
+    return await (call.stream ? streamInFormats(exchange) : answerOperation(exchange));
   } catch (err) {
     if (controller.reason === CLIENT_GONE)
       throw new RelayError(499, 'the client closed the request', 'invalid_request_error', 'client_closed');
@@ -360,23 +266,5 @@ async function attemptOn(
     meter?.received(call.stream);
     if (timer) clearTimeout(timer);
     reply.raw.off('close', onClientGone);
-  }
-}
-
-/** A non-stream answer's body. A connection lost while reading it is a retryable 502 (504 on a timeout). */
-async function readAnswer(res: UpstreamResponse): Promise<string> {
-  try {
-    return await res.body.text();
-  } catch (err) {
-    const e = networkError(err);
-    if (e.status !== 502) throw e;
-    throw new RelayError(
-      502,
-      'the upstream connection broke before its answer was complete',
-      'upstream_error',
-      'upstream_body_incomplete',
-      null,
-      false,
-    );
   }
 }

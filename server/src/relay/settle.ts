@@ -1,46 +1,22 @@
 import { LogType } from '@modelgate/shared';
-import type { Hold } from '../ledger/balance.ts';
-import type { Caller } from './auth.ts';
 import { upstreamPrice } from './billing/channel-cost.ts';
 import { imageQuota, logContent } from './billing/charge.ts';
-import { type Price, textQuota } from './billing/quota.ts';
+import { textQuota } from './billing/quota.ts';
 import type { ChannelEntry } from './cache/channels.ts';
-import type { RelayRequest } from './exchange.ts';
-import type { Produced, RelayInput } from './input.ts';
-import type { RelayState } from './state.ts';
+import type { Produced } from './input.ts';
+import type { SettledCall } from './relay-call.ts';
 
 /**
  * Turns the hold into the charge, queues the counters and the usage log row (with the upstream cost: the same
  * formula at the channel's price, billing/channel-cost.ts), and checks the quota warning.
  * Returns the quota charged, or null when the hold had already been settled.
  */
-export function settle(
-  state: RelayState,
-  req: RelayRequest,
-  caller: Caller,
-  input: RelayInput,
-  hold: Hold,
-  price: Price & { unset: boolean },
-  produced: Produced,
-  ch: ChannelEntry,
-  chain: number[],
-  startedAt: number,
-): Promise<number | null> {
-  return state.writer.track(charge(state, req, caller, input, hold, price, produced, ch, chain, startedAt));
+export function settle(call: SettledCall, produced: Produced, ch: ChannelEntry): Promise<number | null> {
+  return call.state.writer.track(charge(call, produced, ch));
 }
 
-async function charge(
-  state: RelayState,
-  req: RelayRequest,
-  caller: Caller,
-  input: RelayInput,
-  hold: Hold,
-  price: Price & { unset: boolean },
-  produced: Produced,
-  ch: ChannelEntry,
-  chain: number[],
-  startedAt: number,
-): Promise<number | null> {
+async function charge(call: SettledCall, produced: Produced, ch: ChannelEntry): Promise<number | null> {
+  const { state, req, caller, input, hold, price, chain, startedAt } = call;
   const { ctx } = state;
   const qpu = ctx.options.float('QuotaPerUnit');
   const { usage } = produced;

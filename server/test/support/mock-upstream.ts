@@ -14,6 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  *   sk-nousage   -> answers without any usage object
  *   sk-slowstart -> a stream that stays silent for 1.5 s before its first chunk
  *   sk-streamerr -> a 200 stream whose only event is an error object
+ *   sk-truncated -> a stream that ends cleanly after a few chunks, with no finish and no [DONE]
  */
 export { FIXTURES, fixtureChunks, fixtureJson, fixtureText } from './fixtures.ts';
 
@@ -138,7 +139,7 @@ export async function startMockUpstream(): Promise<MockUpstream> {
         );
         return;
       }
-      const limit = key === 'sk-midstream' ? 5 : chunks.length;
+      const limit = key === 'sk-midstream' || key === 'sk-truncated' ? 5 : chunks.length;
       for (let i = 0; i < limit; i++) {
         res.write(`data: ${chunks[i]}\n\n`);
         if (mock.chunkDelayMs) await new Promise((r) => setTimeout(r, mock.chunkDelayMs));
@@ -149,6 +150,7 @@ export async function startMockUpstream(): Promise<MockUpstream> {
         res.socket?.destroy();
         return;
       }
+      if (key === 'sk-truncated') return void res.end();
       res.end('data: [DONE]\n\n');
       return;
     }

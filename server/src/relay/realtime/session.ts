@@ -175,13 +175,18 @@ export class RealtimeSession {
     };
     this.hold = null;
     const f = (n: number) => n.toFixed(2);
-    await settle(
+    const call = {
       state,
-      this.s.req,
+      req: this.s.req,
       caller,
-      this.input,
+      input: this.input,
       hold,
       price,
+      chain: this.s.chain,
+      startedAt,
+    };
+    await settle(
+      call,
       {
         usage,
         firstAt: firstAt ? Math.round(firstAt - startedAt) : 0,
@@ -202,8 +207,6 @@ export class RealtimeSession {
         },
       },
       ch,
-      this.s.chain,
-      startedAt,
     );
     if (this.ending) return;
     let next: Awaited<ReturnType<typeof state.ledger.hold>>;

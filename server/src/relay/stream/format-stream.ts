@@ -26,7 +26,17 @@ export interface FormatStreamOptions extends ClientStreamOptions {
   arrayFrames?: boolean;
   /** With no encoder: the event that ends the client's stream after a failure mid-stream, in its protocol. */
   errorFrame: (err: HubError) => string;
-  /** Guardrails on the answer: the text events pass through it (requires an encoder). */
+  /**
+   * With no encoder: each upstream event's bytes for the client ('' drops it), written instead of the raw
+   * chunks, for a same-format stream the gateway edits (OpenAI's usage chunk, chat chunk rewrites).
+   */
+  relayEvent?: (ev: SseEvent, mayMatter: boolean) => string;
+  /** With relayEvent: the bytes that end a stream that ended well (a usage chunk counted here, `[DONE]`). */
+  closing?: (out: FormatOutcome) => Promise<string>;
+  /**
+   * Guardrails on the answer. With an encoder the text events pass through it here; a relayed stream's
+   * relayEvent passes its chunks through it. Either way a block ends the stream.
+   */
   guard?: AnswerGuard;
 }
 
@@ -39,6 +49,8 @@ export interface FormatOutcome {
   clientGone: boolean;
   /** Set when the upstream failed after the stream had started. */
   error: RelayError | null;
+  /** The answer's id, model and creation time as its first event gave them. */
+  start?: { id: string; model: string; created?: number };
 }
 
 /** Events that may carry usage (OpenAI, Anthropic, Responses `usage`; Gemini `usageMetadata`) or an error. */
@@ -86,9 +98,14 @@ export async function relayFormatStream(o: FormatStreamOptions, startedAt: numbe
   let elements = 0;
   /** The encoder's closing events were already written. */
   let ended = false;
+  /** OpenAI's end marker came. */
+  let sawDone = false;
 
   const track = (e: HubEvent) => {
     switch (e.type) {
+      case 'start':
+        out.start = { id: e.id, model: e.model, created: e.created };
+        break;
       case 'usage':
         out.usage = e.usage;
         break;
@@ -112,7 +129,7 @@ export async function relayFormatStream(o: FormatStreamOptions, startedAt: numbe
   /** The client's bytes for the events read so far. */
   const drain = (events: HubEvent[], guarded = false): string => {
     let buf = '';
-    if (o.guard && !guarded) events = o.guard.events(events); // guardrails: answer side
+    if (o.guard && o.encoder && !guarded) events = o.guard.events(events); // guardrails: answer side
     for (const e of events) {
       track(e);
       if (o.encoder && (client.started || e.type !== 'error')) buf += o.encoder.push(e);
@@ -122,18 +139,31 @@ export async function relayFormatStream(o: FormatStreamOptions, startedAt: numbe
   // Relayed as they came (no encoder): only events that may carry usage or an error are decoded as they
   // pass; every event is kept, to read the text with a fresh decoder if the stream ends without usage.
   const relayed = !o.encoder;
+  const framed = !!o.encoder || !!o.arrayFrames || !!o.relayEvent;
   const kept: SseEvent[] = [];
   const decodePending = (): string => {
     let buf = '';
     for (const ev of pending) {
       if (relayed) {
         kept.push(ev);
-        if (MAY_MATTER.test(ev.data)) drain(o.decoder.push(ev));
+        if (ev.data === '[DONE]') sawDone = true;
+        const matters = sawDone || MAY_MATTER.test(ev.data);
+        if (matters) drain(o.decoder.push(ev));
+        if (o.relayEvent && !(out.error && !client.started)) buf += o.relayEvent(ev, matters);
       } else buf += drain(o.decoder.push(ev));
       if (o.arrayFrames && ev.data) buf += `${elements++ === 0 ? '[' : ',\r\n'}${ev.data}`;
     }
     pending.length = 0;
     return buf;
+  };
+  /**
+   * How a relayed OpenAI stream without `[DONE]` ended (its finish, or a cut), read by a fresh decoder from
+   * every event it sent: the decoder that ran along saw only the events that may matter.
+   */
+  const replayedEnd = () => {
+    const decoder = o.newDecoder();
+    for (const ev of kept) decoder.push(ev);
+    return decoder.end();
   };
   /** The produced text (and any usage) of a relayed stream that reported none, read from every event it sent. */
   const readKept = () => {
@@ -149,25 +179,36 @@ export async function relayFormatStream(o: FormatStreamOptions, startedAt: numbe
       parser.feed(text.write(chunk as Buffer));
       const buf = decodePending();
       if (o.guard?.blocked) {
-        // A blocked answer is the gateway's refusal: never retried elsewhere; once started, the error frame ends it.
+        // A blocked answer is the gateway's refusal: never retried elsewhere; once started, an error frame ends it
+        // (an encoder has written it from the guard's error event already).
         if (!client.started) throw o.guard.error();
-        await client.write(buf);
+        out.error = o.guard.error();
+        await client.write(o.encoder ? buf : buf + o.errorFrame(o.guard.hubError()));
         break;
       }
       // Before the first byte an error event is an ordinary failure: thrown, so another channel may answer.
       if (out.error && !client.started) throw out.error;
-      if (o.encoder || o.arrayFrames) {
+      if (framed) {
         if (buf) await client.write(buf);
       } else await client.write(chunk as Buffer);
       if (client.clientGone) break;
     }
-    if (!client.clientGone) {
+    if (!client.clientGone && !o.guard?.blocked) {
       parser.feed(`${text.end()}\n\n`);
-      let buf = decodePending() + drain(o.decoder.end());
-      if (o.guard) buf += drain(o.guard.end(), true);
-      if (o.guard?.blocked && !client.started) throw o.guard.error();
+      let buf = decodePending();
+      const failedBefore = out.error !== null;
+      buf += drain(o.relayEvent && !sawDone ? replayedEnd() : o.decoder.end());
+      if (o.guard && o.encoder) buf += drain(o.guard.end(), true);
+      if (o.guard?.blocked) {
+        if (!client.started) throw o.guard.error();
+        out.error = o.guard.error(); // a relayed stream gets its error frame below; an encoder wrote it
+      }
       if (out.error && !client.started) throw out.error;
-      if (buf && (o.encoder || o.arrayFrames)) await client.write(buf);
+      // A relayed stream cut short without a word (no finish, no end marker): the client is told, as a
+      // converted one is by its encoder.
+      if (o.relayEvent && out.error && !failedBefore)
+        buf += o.errorFrame(o.guard?.blocked ? o.guard.hubError() : hubErrorOf(out.error));
+      if (buf && framed) await client.write(buf);
       // An encoder may hold everything until the end (a Gemini client gets function calls whole).
       if (o.encoder && !client.started && (out.usage || out.toolCalls || out.text)) {
         const tail = o.encoder.end();
@@ -202,7 +243,8 @@ export async function relayFormatStream(o: FormatStreamOptions, startedAt: numbe
   if (!out.clientGone && !o.raw.writableEnded) {
     let tail = o.encoder && !ended ? o.encoder.end() : '';
     if (o.arrayFrames) tail += elements ? ']' : '[]';
-    o.raw.end(tail);
+    if (o.closing && !out.error) tail += await o.closing(out);
+    if (!out.clientGone && !o.raw.writableEnded) o.raw.end(tail);
   }
   return out;
 }

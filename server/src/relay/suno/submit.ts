@@ -1,10 +1,10 @@
 import { ChannelStatus } from '@modelgate/shared';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Hold } from '../../ledger/balance.ts';
+import { runAttempts } from '../attempts.ts';
 import { authenticate, type Caller, checkAllowedIp } from '../auth.ts';
 import { RelayError, scrub } from '../errors.ts';
-import { type Lease, outcomeOf, pinnedLease } from '../router/router.ts';
-import { withKey } from '../routing.ts';
+import { type Lease, pinnedLease } from '../router/router.ts';
 import type { RelayState } from '../state.ts';
 import { chargeTask, holdTask, taskPrice } from '../tasks/charge.ts';
 import { callTaskChannel, type TaskReply } from '../tasks/upstream.ts';
@@ -120,9 +120,24 @@ function propertiesOf(plan: SubmitPlan): Record<string, string> {
 }
 
 /**
+ * An upstream's refusal of a submit, as the attempt loop judges it (by the upstream's own status, so a refused
+ * key is disabled like any channel's), with the answer the client gets and whether another channel may try.
+ */
+class SunoRefusal extends RelayError {
+  constructor(
+    upstreamStatus: number,
+    readonly answer: SunoError,
+    readonly retry: boolean,
+  ) {
+    super(upstreamStatus, answer.message, 'upstream_error', answer.code, null, false);
+  }
+}
+
+/**
  * Sends the submit to the parent task's channel, the admin's pinned one, or channels chosen by group and model,
- * trying another after a fault of the upstream (connection, 5xx, 429, a refused channel key). A refusal of the
- * request itself is answered at once.
+ * through the relay's attempt loop: another channel after a fault of the upstream (connection, 5xx, 429, a
+ * refused channel key, which is disabled as the relay disables one). A refusal of the request itself is
+ * answered at once.
  */
 async function sendToChannels(
   state: RelayState,
@@ -131,54 +146,48 @@ async function sendToChannels(
   model: string,
 ): Promise<{ taskId: string; channelId: number }> {
   const fixed = fixedLease(state, caller, plan);
-  const retries = fixed ? 0 : Math.max(0, state.ctx.options.int('RetryTimes'));
-  const tiers = fixed ? [] : state.channels.tiers(caller.group, model);
-  const tried = new Set<number>();
-  let lastFailed: number | undefined;
-  let lastError: Error | null = null;
-  for (let attempt = 0; attempt <= retries; attempt++) {
-    const lease = fixed ?? state.router.pick(caller.group, model, tiers, tried, lastFailed);
-    if (!lease) break;
-    tried.add(lease.channel.id);
-    const ch = withKey(lease.channel);
-    if (!ch) {
-      lease.end('ignore');
-      continue;
-    }
-    let outcome: Outcome;
-    try {
-      const res = await callTaskChannel(state, ch, {
-        method: 'POST',
-        path: `/suno/submit/${plan.action}`,
-        body: plan.body,
-        timeoutMs: SUBMIT_TIMEOUT_MS,
-        auth: sunoAuth(ch),
-      });
-      outcome = judge(res, [ch.key, ch.baseUrl]);
-    } catch (err) {
-      if (!(err instanceof RelayError)) throw err;
-      lease.end(outcomeOf(err));
-      lastError = err;
-      lastFailed = ch.id;
-      continue;
-    }
-    if ('taskId' in outcome) {
-      lease.end('ok');
-      return { taskId: outcome.taskId, channelId: ch.id };
-    }
-    lease.end(outcome.error.status >= 500 ? 'fail' : 'ignore');
-    state.ctx.log.warn(
-      { channel: ch.id, code: outcome.error.code, message: outcome.error.message },
-      'suno submit refused',
+  try {
+    const { result: taskId, ch } = await runAttempts(
+      {
+        state,
+        group: caller.group,
+        model,
+        tiers: fixed ? [] : state.channels.tiers(caller.group, model),
+        fixed,
+        retries: Math.max(0, state.ctx.options.int('RetryTimes')),
+        chain: [],
+        mayRetry: (e) => !(e instanceof SunoRefusal) || e.retry,
+        failed: (e, ch) => {
+          if (e instanceof SunoRefusal)
+            state.ctx.log.warn(
+              { channel: ch.id, code: e.answer.code, message: e.answer.message },
+              'suno submit refused',
+            );
+        },
+        none: () =>
+          new SunoError(
+            503,
+            'no_available_channel',
+            `no available channel for ${model} in group ${caller.group}`,
+          ),
+      },
+      async (ch) => {
+        const res = await callTaskChannel(state, ch, {
+          method: 'POST',
+          path: `/suno/submit/${plan.action}`,
+          body: plan.body,
+          timeoutMs: SUBMIT_TIMEOUT_MS,
+          auth: sunoAuth(ch),
+        });
+        const outcome = judge(res, [ch.key, ch.baseUrl]);
+        if ('taskId' in outcome) return outcome.taskId;
+        throw new SunoRefusal(res.status, outcome.error, outcome.retry);
+      },
     );
-    if (!outcome.retry) throw outcome.error;
-    lastError = outcome.error;
-    lastFailed = ch.id;
+    return { taskId, channelId: ch.id };
+  } catch (err) {
+    throw err instanceof SunoRefusal ? err.answer : err;
   }
-  throw (
-    lastError ??
-    new SunoError(503, 'no_available_channel', `no available channel for ${model} in group ${caller.group}`)
-  );
 }
 
 /** The parent task's channel for a continuation, the admin's pinned channel, else none (routed). */

@@ -77,6 +77,8 @@ export function streamDecoder(ctx: CodecContext): HubStreamDecoder {
     const delta = isObj(c.delta) ? c.delta : {};
     const thinking = reasoningOf(delta);
     if (thinking) out.push({ type: 'thinking', text: thinking });
+    // A legacy completions stream (/v1/completions) relayed as it came: its text counts like content.
+    if (typeof c.text === 'string' && c.text) out.push({ type: 'text', text: c.text });
     for (const p of contentParts(delta.content))
       if (p.type === 'text' || p.type === 'thinking') out.push({ type: p.type, text: p.text });
     if (typeof delta.refusal === 'string' && delta.refusal)
