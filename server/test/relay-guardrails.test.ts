@@ -1,5 +1,5 @@
 import { ChannelType } from '@modelgate/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ClientFormat } from './support/format-clients.ts';
 import { say } from './support/guard-clients.ts';
 import { type GuardedMock, startGuardedMock } from './support/mock-guarded.ts';
@@ -188,6 +188,7 @@ describe('relay: guardrails', () => {
     it(`${format} -> ${model}: an answer a blocking rule matches mid-stream ends with the caller's error`, async () => {
       const intro = 'Here is what I found in the account records you asked about. ';
       mock.pieces = [intro, 'The card ', '4111 1111 ', '1111 1111', ' is the primary one.'];
+      const rowsBefore = (await logRows(2)).length;
       // The rest of the answer leaves the upstream once the client has read the start of it.
       let read = () => {};
       mock.gate = { after: 1, open: new Promise<void>((r) => (read = r)) };
@@ -200,7 +201,12 @@ describe('relay: guardrails', () => {
       const answer = mock.pieces.join('');
       expect(answer.startsWith(r.text)).toBe(true);
       expect(r.text.length).toBeGreaterThanOrEqual(answer.indexOf('4111') - 16);
-      const [row] = await logRows(2);
+      // The stream's end reaches the client before its usage is counted and settled: wait for the row.
+      const [row] = await vi.waitFor(async () => {
+        const rows = await logRows(2);
+        if (rows.length === rowsBefore) throw new Error('the stopped stream has no usage row yet');
+        return rows;
+      });
       expect(JSON.parse(row.other ?? '{}').guardrail).toEqual({ rule: 'card-out', side: 'answer' });
       expect(row.content).toContain('guardrail card-out stopped the answer');
       expect(JSON.stringify(row)).not.toContain('4111');
