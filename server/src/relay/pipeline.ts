@@ -60,12 +60,14 @@ export function runRelay(
   const startedAt = now();
   const meter = state.metrics?.start(input.format, input.info.model, startedAt);
   traceStart(req, input);
-  return traceEnd(
+  const run = traceEnd(
     req,
     meter
       ? measured(state, req, reply, caller, input, startedAt, meter)
       : relay(state, req, reply, caller, input, startedAt),
   );
+  caller.probe?.track(run);
+  return run;
 }
 
 async function measured(
