@@ -1,0 +1,78 @@
+/** The channel strings of the compatibility check (merged into `channel` by i18n.ts). */
+export default {
+  zh: {
+    compat: '兼容性检查',
+    compatTitle: '渠道「{{name}}」的兼容性检查',
+    compatIntro:
+      '用录制的客户端脚本（普通回答、流式、工具往返、跨工具调用保留思考、图片输入），分别以 OpenAI Chat、Responses、Anthropic、Gemini 四种客户端格式，经网关转发到本渠道，查看每种客户端能否正常使用。',
+    compatEstimate: '预计费用：最多 {{cost}}（{{requests}} 次请求，模型 {{model}}），从你的余额扣除',
+    compatEstimatePerCall:
+      '预计费用：{{cost}}（{{requests}} 次按次计费请求，模型 {{model}}），从你的余额扣除',
+    compatEstimateFailed: '无法估算费用：{{message}}',
+    compatRun: '运行检查',
+    compatRunAgain: '再次运行',
+    compatRunning: '正在运行，约需数十秒…',
+    compatRunConfirm: '运行将在本渠道上花费最多 {{cost}}，确定运行吗？',
+    compatDone: '检查完成：{{passed}} 项通过，{{failed}} 项失败',
+    compatNever: '还没有运行过这项检查。',
+    compatLast: '{{time}} · {{trigger}} · 模型 {{model}} · 实际扣费 {{cost}}',
+    compatTriggerManual: '手动',
+    compatTriggerSchedule: '定时',
+    compatScript: '脚本',
+    compatFailures: '失败与跳过的原因',
+    compatPass: '通过',
+    compatFail: '失败',
+    compatSkip: '跳过',
+    compatScripts: {
+      plain: '普通回答',
+      stream: '流式',
+      tools: '工具往返',
+      thinking: '思考 + 工具',
+      image: '图片输入',
+    },
+    compatFormats: {
+      openai: 'OpenAI Chat',
+      responses: 'Responses',
+      anthropic: 'Anthropic',
+      gemini: 'Gemini',
+    },
+  },
+  en: {
+    compat: 'Compatibility check',
+    compatTitle: 'Compatibility of channel "{{name}}"',
+    compatIntro:
+      'Recorded client scripts (a plain answer, streaming, a tool round trip, thinking carried across a tool call, an image input) run in each client format (OpenAI Chat, Responses, Anthropic, Gemini) through the gateway to this channel, to show which clients it serves correctly.',
+    compatEstimate:
+      'Estimated cost: at most {{cost}} ({{requests}} requests, model {{model}}), paid from your balance',
+    compatEstimatePerCall:
+      'Estimated cost: {{cost}} ({{requests}} requests priced per call, model {{model}}), paid from your balance',
+    compatEstimateFailed: 'The cost cannot be estimated: {{message}}',
+    compatRun: 'Run check',
+    compatRunAgain: 'Run again',
+    compatRunning: 'Running, this takes some seconds…',
+    compatRunConfirm: 'The run spends at most {{cost}} on this channel. Run it?',
+    compatDone: 'Check done: {{passed}} passed, {{failed}} failed',
+    compatNever: 'This check has not been run yet.',
+    compatLast: '{{time}} · {{trigger}} · model {{model}} · charged {{cost}}',
+    compatTriggerManual: 'manual',
+    compatTriggerSchedule: 'scheduled',
+    compatScript: 'Script',
+    compatFailures: 'Why cells failed or were skipped',
+    compatPass: 'Pass',
+    compatFail: 'Fail',
+    compatSkip: 'Skip',
+    compatScripts: {
+      plain: 'Plain answer',
+      stream: 'Streaming',
+      tools: 'Tool round trip',
+      thinking: 'Thinking + tool',
+      image: 'Image input',
+    },
+    compatFormats: {
+      openai: 'OpenAI Chat',
+      responses: 'Responses',
+      anthropic: 'Anthropic',
+      gemini: 'Gemini',
+    },
+  },
+};
