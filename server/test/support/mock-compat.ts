@@ -54,7 +54,8 @@ export async function startCompatMock(): Promise<CompatMock> {
     });
     // Passed on as it comes, so a stream the mock behind breaks off breaks off here too.
     try {
-      for await (const chunk of upstream.body ?? []) res.write(chunk);
+      const reader = upstream.body?.getReader();
+      for (let r = await reader?.read(); r && !r.done; r = await reader?.read()) res.write(r.value);
       res.end();
     } catch {
       res.destroy();

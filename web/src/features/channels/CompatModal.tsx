@@ -63,7 +63,7 @@ function Matrix({ run, scripts, formats }: { run: CompatRun; scripts: string[]; 
           style={{ marginTop: 12, maxHeight: 240, overflowY: 'auto' }}
           renderItem={(p) => (
             <List.Item key={p.key}>
-              <Space direction="vertical" size={0} style={{ minWidth: 0 }}>
+              <Space orientation="vertical" size={0} style={{ minWidth: 0 }}>
                 <Space size={6} wrap>
                   <Cell cell={{ verdict: p.cell.verdict, reason: '' }} />
                   <Typography.Text>
@@ -120,7 +120,7 @@ export function CompatModal({ row, onClose }: { row?: Row; onClose: () => void }
       style={isMobile ? { top: 8, maxWidth: 'calc(100vw - 16px)' } : undefined}
       destroyOnHidden
     >
-      <Space direction="vertical" size={12} style={{ width: '100%' }}>
+      <Space orientation="vertical" size={12} style={{ width: '100%' }}>
         <Typography.Paragraph type="secondary" style={{ margin: 0 }}>
           {t('channel.compatIntro')}
         </Typography.Paragraph>
@@ -128,13 +128,13 @@ export function CompatModal({ row, onClose }: { row?: Row; onClose: () => void }
           <Alert
             type="warning"
             showIcon
-            message={t('channel.compatEstimateFailed', { message: (estimate.error as Error).message })}
+            title={t('channel.compatEstimateFailed', { message: (estimate.error as Error).message })}
           />
         ) : (
           <Alert
             type="info"
             showIcon
-            message={
+            title={
               e
                 ? t(e.perCall ? 'channel.compatEstimatePerCall' : 'channel.compatEstimate', {
                     cost,
