@@ -12,13 +12,19 @@ import type { Row } from './rows.ts';
 const ICON = { pass: <CheckCircleOutlined />, fail: <CloseCircleOutlined />, skip: <MinusCircleOutlined /> };
 const COLOR = { pass: 'success', fail: 'error', skip: 'default' } as const;
 
-function Cell({ cell }: { cell?: CompatCell }) {
+/** A cell's verdict as a tag (only its icon on a phone, where four columns must fit), its reason on hover. */
+function Cell({ cell, compact }: { cell?: CompatCell; compact?: boolean }) {
   const { t } = useTranslation();
   if (!cell) return <Typography.Text type="secondary">-</Typography.Text>;
   const label = t(`channel.compat${cell.verdict[0].toUpperCase()}${cell.verdict.slice(1)}`);
   const tag = (
-    <Tag color={COLOR[cell.verdict]} icon={ICON[cell.verdict]} style={{ marginInlineEnd: 0 }}>
-      {label}
+    <Tag
+      color={COLOR[cell.verdict]}
+      icon={ICON[cell.verdict]}
+      aria-label={label}
+      style={{ marginInlineEnd: 0 }}
+    >
+      {compact ? null : label}
     </Tag>
   );
   return cell.reason ? <Tooltip title={cell.reason}>{tag}</Tooltip> : tag;
@@ -27,6 +33,7 @@ function Cell({ cell }: { cell?: CompatCell }) {
 /** The matrix of one run (rows: scripts, columns: client formats) and the reasons of what did not pass. */
 function Matrix({ run, scripts, formats }: { run: CompatRun; scripts: string[]; formats: string[] }) {
   const { t } = useTranslation();
+  const compact = useIsMobile();
   const problems = scripts.flatMap((s) =>
     formats
       .filter((f) => run.results[s]?.[f] && run.results[s][f].verdict !== 'pass')
@@ -49,9 +56,11 @@ function Matrix({ run, scripts, formats }: { run: CompatRun; scripts: string[]; 
           },
           ...formats.map((f) => ({
             key: f,
-            title: t(`channel.compatFormats.${f}`),
+            title: t(`channel.compat${compact ? 'FormatsShort' : 'Formats'}.${f}`),
             align: 'center' as const,
-            render: (_: unknown, r: { script: string }) => <Cell cell={run.results[r.script]?.[f]} />,
+            render: (_: unknown, r: { script: string }) => (
+              <Cell cell={run.results[r.script]?.[f]} compact={compact} />
+            ),
           })),
         ]}
       />

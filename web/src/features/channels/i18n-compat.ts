@@ -36,6 +36,12 @@ export default {
       anthropic: 'Anthropic',
       gemini: 'Gemini',
     },
+    compatFormatsShort: {
+      openai: 'Chat',
+      responses: 'Resp.',
+      anthropic: 'Claude',
+      gemini: 'Gemini',
+    },
   },
   en: {
     compat: 'Compatibility check',
@@ -72,6 +78,12 @@ export default {
       openai: 'OpenAI Chat',
       responses: 'Responses',
       anthropic: 'Anthropic',
+      gemini: 'Gemini',
+    },
+    compatFormatsShort: {
+      openai: 'Chat',
+      responses: 'Resp.',
+      anthropic: 'Claude',
       gemini: 'Gemini',
     },
   },
