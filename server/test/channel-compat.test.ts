@@ -168,6 +168,32 @@ describe('channel compatibility check', () => {
     }
   });
 
+  it('fails the tool cells of a channel whose thinking signatures do not come back as issued', async () => {
+    const mangling = await startCompatMock();
+    mangling.mangleSignatures = true;
+    try {
+      const { id } = await seedChannel(server.ctx, {
+        type: ChannelType.Anthropic,
+        baseUrl: mangling.url,
+        key: 'sk-ant-mock',
+        models: ['claude-sonnet-4-5'],
+        autoBan: false,
+      });
+      const run = (await admin.post(`/api/channel/compat/${id}/run`)).data.run;
+      expect(verdicts(run.results), JSON.stringify(run.results)).toEqual({
+        ...every('pass', ['plain', 'stream', 'image']),
+        ...every('fail', ['tools', 'thinking']),
+      });
+      for (const s of ['tools', 'thinking'])
+        for (const f of FORMATS)
+          expect(run.results[s][f].reason).toMatch(
+            /^thinking signature lost: second turn \(tool result\) refused: HTTP 400: .*Invalid `signature`/,
+          );
+    } finally {
+      await mangling.close();
+    }
+  });
+
   it('fails the streamed cells of a channel whose streams break off, with the reason', async () => {
     const { id } = await seedChannel(server.ctx, {
       type: 43,

@@ -10,11 +10,14 @@ import { type MockUpstream, startMockUpstream } from './mock-upstream.ts';
  * streams); Anthropic, Responses and Gemini calls with tools go to the reasoning mock (a tool call with
  * thinking it signed, refusing a next turn whose signature does not come back), the rest to the formats mock
  * (keys, required fields, recorded answers). `dropTools` makes it a provider that ignores tools: it takes
- * them out of every request before answering, so no answer calls one.
+ * them out of every request before answering, so no answer calls one. `mangleSignatures` makes the
+ * signatures its tool answers carry differ from the ones the reasoning mock issued, so the next turn is refused.
  */
 export interface CompatMock {
   url: string;
   dropTools: boolean;
+  /** A provider (or a proxy before it) that hands out signatures other than the ones it checks. */
+  mangleSignatures: boolean;
   chat: MockUpstream;
   formats: FormatsMock;
   reasoning: ReasoningMock;
@@ -25,7 +28,15 @@ export async function startCompatMock(): Promise<CompatMock> {
   const chat = await startMockUpstream();
   const formats = await startFormatsMock();
   const reasoning = await startReasoningMock();
-  const mock: CompatMock = { url: '', dropTools: false, chat, formats, reasoning, close: async () => {} };
+  const mock: CompatMock = {
+    url: '',
+    dropTools: false,
+    mangleSignatures: false,
+    chat,
+    formats,
+    reasoning,
+    close: async () => {},
+  };
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const parts: Buffer[] = [];
@@ -52,6 +63,12 @@ export async function startCompatMock(): Promise<CompatMock> {
     res.writeHead(upstream.status, {
       'content-type': upstream.headers.get('content-type') ?? 'application/json',
     });
+    if (mock.mangleSignatures && target === reasoning.url) {
+      const text = await upstream.text();
+      return void res.end(
+        text.replace(/"(signature|encrypted_content|thoughtSignature)":"[^"]*"/g, '"$1":"bWFuZ2xlZA=="'),
+      );
+    }
     // Passed on as it comes, so a stream the mock behind breaks off breaks off here too.
     try {
       const reader = upstream.body?.getReader();

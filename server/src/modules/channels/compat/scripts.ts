@@ -105,7 +105,10 @@ async function toolLoop(
   const second = await send(request(model, history, { tools: [TOOL], ...extra }));
   if (!second.ok) {
     // A refusal of the second turn after signed thinking is the signature failing to come back as issued.
-    const lost = thinking && (signed || /signature|encrypted|reasoning|thinking/i.test(second.reason));
+    const lost =
+      signed ||
+      /signature|encrypted/i.test(second.reason) ||
+      (thinking && /reasoning|thinking/i.test(second.reason));
     return fail(
       `${lost ? 'thinking signature lost: ' : ''}second turn (tool result) refused: ${second.reason}`,
     );
