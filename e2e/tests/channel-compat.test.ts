@@ -100,6 +100,7 @@ describe('channel compatibility check', () => {
     expect(await rows.nth(3).innerText()).toMatch(/Thinking \+ tool\s+Fail\s+Fail\s+Fail\s+Fail/);
     expect(await modal().innerText()).toContain('Why cells failed or were skipped');
     expect(await modal().innerText()).toContain('first turn: missing tool call');
+    expect(await modal().innerText()).toContain('Tool round trip · Anthropic · Missing tool call');
     expect(await page.getByTestId('compat-last').innerText()).toMatch(
       /manual · model claude-sonnet-4-5 · charged \$/,
     );

@@ -164,7 +164,10 @@ describe('channel compatibility check', () => {
         ...every('fail', ['tools', 'thinking']),
       });
       for (const s of ['tools', 'thinking'])
-        for (const f of FORMATS) expect(run.results[s][f].reason).toMatch(/^first turn: missing tool call/);
+        for (const f of FORMATS) {
+          expect(run.results[s][f].reason).toMatch(/^first turn: missing tool call/);
+          expect(run.results[s][f].code).toBe('missing_tool_call');
+        }
     }
   });
 
@@ -185,10 +188,12 @@ describe('channel compatibility check', () => {
         ...every('fail', ['tools', 'thinking']),
       });
       for (const s of ['tools', 'thinking'])
-        for (const f of FORMATS)
+        for (const f of FORMATS) {
+          expect(run.results[s][f].code).toBe('signature_lost');
           expect(run.results[s][f].reason).toMatch(
             /^thinking signature lost: second turn \(tool result\) refused: HTTP 400: .*Invalid `signature`/,
           );
+        }
     } finally {
       await mangling.close();
     }
@@ -208,7 +213,10 @@ describe('channel compatibility check', () => {
       ...every('fail', ['stream', 'thinking']),
     });
     for (const s of ['stream', 'thinking'])
-      for (const f of FORMATS) expect(run.results[s][f].reason).toMatch(/stream/i);
+      for (const f of FORMATS) {
+        expect(run.results[s][f].reason).toMatch(/stream/i);
+        expect(run.results[s][f].code).toMatch(/^stream_/);
+      }
   });
 
   it('keeps each run: the latest and the history, newest first', async () => {

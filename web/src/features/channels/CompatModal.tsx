@@ -77,6 +77,7 @@ function Matrix({ run, scripts, formats }: { run: CompatRun; scripts: string[]; 
                   <Cell cell={{ verdict: p.cell.verdict, reason: '' }} />
                   <Typography.Text>
                     {t(`channel.compatScripts.${p.script}`)} · {t(`channel.compatFormats.${p.format}`)}
+                    {p.cell.code && ` · ${t(`channel.compatCodes.${p.cell.code}`, { defaultValue: '' })}`}
                   </Typography.Text>
                 </Space>
                 <Typography.Text type="secondary" style={{ wordBreak: 'break-word' }}>

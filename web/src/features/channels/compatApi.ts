@@ -4,6 +4,7 @@ export type Verdict = 'pass' | 'fail' | 'skip';
 export interface CompatCell {
   verdict: Verdict;
   reason: string;
+  code?: string;
 }
 
 /** One compatibility check of a channel: script -> client format -> verdict. */

@@ -14,7 +14,10 @@ import { emptyUsage } from '../../../relay/formats/hub.ts';
 /** One request of a script as its client sent it and what came back, read in the client's own format. */
 export type Turn =
   | { ok: true; answer: HubResponse; streamEnded: boolean }
-  | { ok: false; reason: string; status: number };
+  | { ok: false; reason: string; status: number; code: TurnFailure };
+
+/** What kind of failure a turn had, for the console's words. */
+export type TurnFailure = 'http_error' | 'stream_malformed' | 'answer_malformed' | 'stream_error';
 
 /** Where each client format sends a generation request (the endpoint its SDK calls). */
 function pathOf(format: WireFormat, model: string, stream: boolean): string {
@@ -59,7 +62,12 @@ export async function sendAs(
   });
   if (res.statusCode < 200 || res.statusCode >= 300) {
     const err = codec.decodeError(res.statusCode, res.body);
-    return { ok: false, status: res.statusCode, reason: `HTTP ${res.statusCode}: ${err.message}` };
+    return {
+      ok: false,
+      status: res.statusCode,
+      code: 'http_error',
+      reason: `HTTP ${res.statusCode}: ${err.message}`,
+    };
   }
   try {
     if (!req.stream)
@@ -68,6 +76,7 @@ export async function sendAs(
       return {
         ok: false,
         status: res.statusCode,
+        code: 'stream_malformed',
         reason: 'stream malformed: the answer is not an event stream',
       };
     const decoder = codec.streamDecoder(ctx);
@@ -80,6 +89,7 @@ export async function sendAs(
     return {
       ok: false,
       status: res.statusCode,
+      code: req.stream ? 'stream_malformed' : 'answer_malformed',
       reason: `${req.stream ? 'stream' : 'answer'} malformed: ${message}`,
     };
   }
@@ -142,13 +152,23 @@ function collect(events: HubEvent[], model: string): Turn {
     } else if (ev.type === 'tool_args') {
       const call = calls.get(ev.index);
       if (!call)
-        return { ok: false, status: 200, reason: 'stream malformed: tool arguments before their call' };
+        return {
+          ok: false,
+          status: 200,
+          code: 'stream_malformed',
+          reason: 'stream malformed: tool arguments before their call',
+        };
       call.args += ev.delta;
     } else if (ev.type === 'opaque') parts.push({ type: 'opaque', format: ev.format, value: ev.value });
     else if (ev.type === 'usage') usage = ev.usage;
     else if (ev.type === 'finish') stop = ev.stop;
     else if (ev.type === 'error')
-      return { ok: false, status: ev.error.status, reason: `stream error: ${ev.error.message}` };
+      return {
+        ok: false,
+        status: ev.error.status,
+        code: 'stream_error',
+        reason: `stream error: ${ev.error.message}`,
+      };
   }
   return {
     ok: true,

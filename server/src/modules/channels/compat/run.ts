@@ -82,6 +82,7 @@ export async function runCheck(
         ).catch((err: unknown) => ({
           verdict: 'fail' as const,
           reason: `the check failed: ${(err as Error)?.message ?? err}`,
+          code: 'check_failed',
         }));
       }
     }

@@ -10,6 +10,8 @@ export interface CellResult {
   verdict: Verdict;
   /** Why it failed or was skipped; empty on a pass. */
   reason: string;
+  /** The kind of failure or skip, for the console's words (the reason keeps the details). */
+  code?: string;
 }
 
 /** Sends one request of a script in the cell's client format; resolves with what came back. */
@@ -54,19 +56,19 @@ const request = (model: string, messages: HubMessage[], extra: Partial<HubReques
 const userText = (text: string): HubMessage => ({ role: 'user', parts: [{ type: 'text', text }] });
 
 const pass = (): CellResult => ({ verdict: 'pass', reason: '' });
-const fail = (reason: string): CellResult => ({ verdict: 'fail', reason });
+const fail = (reason: string, code: string): CellResult => ({ verdict: 'fail', reason, code });
 const textOf = (a: HubResponse) =>
   a.parts.map((p) => (p.type === 'text' ? p.text : p.type === 'refusal' ? p.text : '')).join('');
 
 /** A turn that answered: its answer, else the failure to report (prefixed with which turn it was). */
 function answered(turn: Turn, label: string): HubResponse | CellResult {
-  if (!turn.ok) return fail(`${label}: ${turn.reason}`);
+  if (!turn.ok) return fail(`${label}: ${turn.reason}`, turn.code);
   return turn.answer;
 }
 const isCell = (x: HubResponse | CellResult): x is CellResult => 'verdict' in x;
 
 function withText(a: HubResponse, label: string): CellResult {
-  return textOf(a).trim() ? pass() : fail(`${label}: the answer has no text`);
+  return textOf(a).trim() ? pass() : fail(`${label}: the answer has no text`, 'no_text');
 }
 
 /** A two-turn tool loop: the first answer must call the tool with JSON arguments, the second must be taken. */
@@ -80,11 +82,15 @@ async function toolLoop(
   const first = answered(await send(request(model, history, { tools: [TOOL], ...extra })), 'first turn');
   if (isCell(first)) return first;
   const call = first.parts.find((p) => p.type === 'tool_call');
-  if (!call) return fail('first turn: missing tool call (the answer did not call get_weather)');
+  if (!call)
+    return fail('first turn: missing tool call (the answer did not call get_weather)', 'missing_tool_call');
   try {
     JSON.parse(call.args || '{}');
   } catch {
-    return fail(`first turn: the tool call's arguments are not JSON: ${call.args.slice(0, 80)}`);
+    return fail(
+      `first turn: the tool call's arguments are not JSON: ${call.args.slice(0, 80)}`,
+      'bad_tool_args',
+    );
   }
   const thought = first.parts.some((p) => p.type === 'thinking');
   const signed = first.parts.some((p) => p.type === 'thinking' && (p.signature || p.redacted !== undefined));
@@ -111,10 +117,15 @@ async function toolLoop(
       (thinking && /reasoning|thinking/i.test(second.reason));
     return fail(
       `${lost ? 'thinking signature lost: ' : ''}second turn (tool result) refused: ${second.reason}`,
+      lost ? 'signature_lost' : 'tool_result_refused',
     );
   }
   if (thinking && !thought)
-    return { verdict: 'skip', reason: 'the model returned no thinking to carry across the tool call' };
+    return {
+      verdict: 'skip',
+      reason: 'the model returned no thinking to carry across the tool call',
+      code: 'no_thinking',
+    };
   // The tool result was taken: the model may answer in text or call a tool again.
   const next = second.answer.parts.some((p) => p.type === 'tool_call');
   return next ? pass() : withText(second.answer, 'second turn');
@@ -130,7 +141,8 @@ export async function runScript(id: ScriptId, send: Send, model: string): Promis
     const turn = await send(request(model, [userText('Count from 1 to 5.')], { stream: true }));
     const a = answered(turn, 'stream');
     if (isCell(a)) return a;
-    if (turn.ok && !turn.streamEnded) return fail('stream malformed: it ended without its final event');
+    if (turn.ok && !turn.streamEnded)
+      return fail('stream malformed: it ended without its final event', 'stream_malformed');
     return withText(a, 'stream');
   }
   if (id === 'tools') return toolLoop(send, model, { maxTokens: TOOL_TOKENS }, false);
