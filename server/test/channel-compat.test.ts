@@ -232,6 +232,16 @@ describe('channel compatibility check', () => {
     expect((await admin.get(`/api/channel/compat/${id}`)).data.run.id).toBe(history.data.runs[0].id);
   });
 
+  it('forgets the runs of a deleted channel', async () => {
+    const id = channels.gemini;
+    const runs = () =>
+      server.ctx.db.db.selectFrom('channel_compat_runs').select('id').where('channel_id', '=', id).execute();
+    expect((await runs()).length).toBeGreaterThan(0);
+    expect((await admin.del(`/api/channel/${id}/`)).status).toBe(200);
+    expect(await runs()).toHaveLength(0);
+    expect((await admin.get(`/api/channel/compat/${id}`)).data.run).toBeNull();
+  });
+
   it('refuses users who are not admins, unknown channels, and a run the balance cannot cover', async () => {
     const user = await loginAs(server, { username: 'compatuser', quota: 50_000_000 });
     expect((await user.post(`/api/channel/compat/${channels.chat}/run`)).status).toBe(403);

@@ -12,6 +12,7 @@ import { ApiError } from '../../infra/envelope.ts';
 import { adminUrlPolicy } from '../../infra/ssrf.ts';
 import { channelKeys, joinKeys, keptStates, splitKeys } from '../../relay/cache/channel-keys.ts';
 import { deleteAbilities, rebuildAllAbilities, setAbilitiesEnabled, writeAbilities } from './abilities.ts';
+import { deleteRunsOf } from './compat/store.ts';
 import { assertKeyCustody, copyKeepsKeys } from './custody.ts';
 import { keyViews } from './key-views.ts';
 import { checkKeyFormat, splitBatchKeys } from './keys.ts';
@@ -248,6 +249,7 @@ export async function deleteChannels(ctx: AppContext, ids: number[]): Promise<nu
   return change(ctx, async (db) => {
     const r = await db.deleteFrom('channels').where('id', 'in', ids).executeTakeFirst();
     await deleteAbilities(db, ids);
+    await deleteRunsOf(db, ids);
     return Number(r.numDeletedRows);
   });
 }
@@ -267,6 +269,7 @@ export async function deleteDisabledChannels(ctx: AppContext): Promise<number> {
     if (ids.length === 0) return 0;
     await db.deleteFrom('channels').where('id', 'in', ids).execute();
     await deleteAbilities(db, ids);
+    await deleteRunsOf(db, ids);
     return ids.length;
   });
 }

@@ -1,4 +1,5 @@
-import type { Db } from '../../../db/index.ts';
+import type { Kysely } from 'kysely';
+import type { Database, Db } from '../../../db/index.ts';
 import type { Matrix } from './matrix.ts';
 
 export interface CompatRun {
@@ -52,4 +53,10 @@ export async function listRuns(db: Db, channelId: number, limit: number): Promis
 
 export async function latestRun(db: Db, channelId: number): Promise<CompatRun | null> {
   return (await listRuns(db, channelId, 1))[0] ?? null;
+}
+
+/** Forgets the runs of deleted channels (in the transaction that deletes them). */
+export async function deleteRunsOf(db: Kysely<Database>, channelIds: number[]): Promise<void> {
+  if (channelIds.length)
+    await db.deleteFrom('channel_compat_runs').where('channel_id', 'in', channelIds).execute();
 }
