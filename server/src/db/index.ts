@@ -25,6 +25,7 @@ import * as m011 from './migrations/011_log_cost.ts';
 import * as m012 from './migrations/012_token_rate_limits.ts';
 import * as m013 from './migrations/013_audit_log.ts';
 import * as m014 from './migrations/014_token_response_cache.ts';
+import * as m015 from './migrations/015_channel_compat.ts';
 import type { Database } from './schema.ts';
 
 export type { DialectName } from './dialect.ts';
@@ -53,6 +54,7 @@ const MIGRATIONS: Record<string, { up(db: Kysely<any>, dialect: DialectName): Pr
   '012_token_rate_limits': m012,
   '013_audit_log': m013,
   '014_token_response_cache': m014,
+  '015_channel_compat': m015,
 };
 
 /**

@@ -299,6 +299,23 @@ export interface AuditLogsTable {
   hash: string;
 }
 
+/** One compatibility check of a channel (migration 015). */
+export interface ChannelCompatRunsTable {
+  id: Generated<number>;
+  channel_id: number;
+  created_at: number;
+  /** The admin who ran it; 0 for a scheduled run. */
+  user_id: number;
+  trigger: string;
+  model: string;
+  estimated_quota: number;
+  charged_quota: number;
+  passed: number;
+  failed: number;
+  /** JSON: script -> client format -> { verdict, reason }. */
+  results: string;
+}
+
 export interface Database {
   users: UsersTable;
   tokens: TokensTable;
@@ -316,4 +333,5 @@ export interface Database {
   revoked_sessions: RevokedSessionsTable;
   import_marks: ImportMarksTable;
   audit_logs: AuditLogsTable;
+  channel_compat_runs: ChannelCompatRunsTable;
 }

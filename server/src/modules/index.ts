@@ -5,6 +5,7 @@ import { emailFeature } from './auth/email-routes.ts';
 import { oauthFeature } from './auth/oauth/routes.ts';
 import { authFeature } from './auth/routes.ts';
 import budgetsFeature from './budgets/routes.ts';
+import compatFeature from './channels/compat/routes.ts';
 import channelsFeature from './channels/routes.ts';
 import configFeature from './config/routes.ts';
 import contentFeature from './content/routes.ts';
@@ -52,6 +53,7 @@ export const FEATURES: Feature[] = [
   retentionFeature,
   tokensFeature,
   channelsFeature,
+  compatFeature,
   budgetsFeature,
   auditFeature,
   configFeature,

@@ -4,6 +4,7 @@ import type { TokenEntry } from './cache/tokens.ts';
 import type { UserEntry } from './cache/users.ts';
 import { RelayError } from './errors.ts';
 import type { RelayRequest } from './exchange.ts';
+import { probeCaller } from './probe.ts';
 import { keyFromProtocols } from './realtime/protocols.ts';
 import type { RelayState } from './state.ts';
 
@@ -14,6 +15,8 @@ export interface Caller {
   tokenName: string;
   group: string;
   pinned?: ChannelEntry;
+  /** The gateway's own probes (probe.ts): told of each request's whole run and of each quota charged. */
+  probe?: { track(run: Promise<unknown>): void; charged(quota: number): void };
 }
 
 const unauthorized = (msg: string, code = 'invalid_api_key') =>
@@ -62,6 +65,8 @@ export async function authenticate(
 ): Promise<Caller> {
   let key = rawKey(req, sources);
   if (!key) throw unauthorized('no API key provided (use Authorization: Bearer sk-...)');
+  const probe = probeCaller(key);
+  if (probe) return probe;
   if (key.startsWith('sk-')) key = key.slice(3);
   const parts = key.split('-');
   if (parts.length > 2 || !parts[0]) throw unauthorized('invalid API key');

@@ -56,7 +56,9 @@ export function runRelay(
   const run = (attempt: RelayInput) =>
     relay({ state, req, reply, caller, input: attempt, startedAt, meter, chain: [] });
   const relayed = () => withFallbacks(state, req, reply, caller, input, run);
-  return traceEnd(req, meter ? measured(relayed, meter) : relayed());
+  const done = traceEnd(req, meter ? measured(relayed, meter) : relayed());
+  caller.probe?.track(done); // a compatibility check waits for its requests (modules/channels/compat)
+  return done;
 }
 
 async function measured(relayed: () => Promise<void>, meter: RelayMeter): Promise<void> {

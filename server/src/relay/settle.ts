@@ -27,6 +27,7 @@ async function charge(call: SettledCall, produced: Produced, ch: ChannelEntry): 
   const before = caller.user.balance.available + hold.amount;
   const quota = await state.ledger.settle(hold, priced);
   if (quota === null) return null;
+  caller.probe?.charged(quota);
   const upstreamAt = upstreamPrice(state.prices, ch, input.info.model, price);
   const cost =
     produced.cost ??

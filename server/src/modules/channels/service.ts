@@ -14,6 +14,7 @@ import { adminUrlPolicy } from '../../infra/ssrf.ts';
 import { channelKeys, joinKeys, keptStates, splitKeys } from '../../relay/cache/channel-keys.ts';
 import { adapterFor } from '../../relay/providers/index.ts';
 import { deleteAbilities, rebuildAllAbilities, setAbilitiesEnabled, writeAbilities } from './abilities.ts';
+import { deleteRunsOf } from './compat/store.ts';
 import { assertKeyCustody, copyKeepsKeys } from './custody.ts';
 import { keyViews } from './key-views.ts';
 import { checkKeyFormat, splitBatchKeys } from './keys.ts';
@@ -246,6 +247,7 @@ export async function deleteChannels(ctx: AppContext, ids: number[]): Promise<nu
   return change(ctx, async (db) => {
     const r = await db.deleteFrom('channels').where('id', 'in', ids).executeTakeFirst();
     await deleteAbilities(db, ids);
+    await deleteRunsOf(db, ids);
     return Number(r.numDeletedRows);
   });
 }
@@ -265,6 +267,7 @@ export async function deleteDisabledChannels(ctx: AppContext): Promise<number> {
     if (ids.length === 0) return 0;
     await db.deleteFrom('channels').where('id', 'in', ids).execute();
     await deleteAbilities(db, ids);
+    await deleteRunsOf(db, ids);
     return ids.length;
   });
 }

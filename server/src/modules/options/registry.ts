@@ -205,6 +205,8 @@ export const OPTIONS: Record<string, OptionDef> = {
   AutomaticDisableChannelEnabled: b(false),
   AutomaticEnableChannelEnabled: b(false),
   AutomaticDisableKeywords: t(''),
+  // Minutes between scheduled compatibility checks of every enabled channel (0 = off)
+  ChannelCompatCheckInterval: intAtLeast(0, 0),
   // Routing inside a priority tier, per group, and the circuit breaker for flaky upstreams
   GroupRoutingMode: withCheck(j('{}'), (v) => groupRoutingModeProblem(JSON.parse(v))),
   CircuitBreakerWindowSeconds: breaker('CircuitBreakerWindowSeconds'),

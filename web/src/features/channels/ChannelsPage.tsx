@@ -13,6 +13,7 @@ import { useIsMobile } from '../../shared/useIsMobile.ts';
 import * as api from './api.ts';
 import { BatchTagModal } from './BatchTagModal.tsx';
 import { ChannelDrawer } from './ChannelDrawer.tsx';
+import { CompatModal } from './CompatModal.tsx';
 import { COLUMN_KEYS, channelColumns } from './columns.tsx';
 import { RowActions } from './RowActions.tsx';
 import { type Row, toRows } from './rows.ts';
@@ -39,6 +40,7 @@ export default function ChannelsPage() {
   const [search, setSearch] = useState<api.SearchParams>(EMPTY_SEARCH);
   const [selected, setSelected] = useState<number[]>([]);
   const [testing, setTesting] = useState<Row>();
+  const [checking, setChecking] = useState<Row>();
   const [tagEditing, setTagEditing] = useState<Row>();
   const [tagging, setTagging] = useState(false);
   const searching = !!(search.keyword || search.group || search.model);
@@ -157,6 +159,7 @@ export default function ChannelsPage() {
           row={r}
           h={{
             onTestWith: setTesting,
+            onCompat: setChecking,
             onToggle: (row) => update.mutate({ id: row.id, status: row.status === 1 ? 2 : 1 }),
             onEdit: (row) => navigate(`/channel/edit/${row.id}`),
             onCopy: (row) => copy.mutate(row.id),
@@ -277,6 +280,7 @@ export default function ChannelsPage() {
         onClose={() => navigate('/channel')}
       />
       <TestModal row={testing} onClose={() => setTesting(undefined)} />
+      <CompatModal row={checking} onClose={() => setChecking(undefined)} />
       <TagEditModal row={tagEditing} groups={groups.data ?? []} onClose={() => setTagEditing(undefined)} />
       <BatchTagModal
         open={tagging}

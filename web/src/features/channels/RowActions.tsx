@@ -8,6 +8,7 @@ import { useChannelTest } from './useChannelTest.ts';
 
 export interface RowActionHandlers {
   onTestWith: (row: Row) => void;
+  onCompat: (row: Row) => void;
   onToggle: (row: Row) => void;
   onEdit: (row: Row) => void;
   onCopy: (row: Row) => void;
@@ -43,7 +44,13 @@ export function RowActions({ row, h }: { row: Row; h: RowActionHandlers }) {
         icon={<DownOutlined />}
         loading={test.isPending}
         onClick={() => test.mutate({ row })}
-        menu={{ items: [{ key: 'pick', label: t('channel.testWith') }], onClick: () => h.onTestWith(row) }}
+        menu={{
+          items: [
+            { key: 'pick', label: t('channel.testWith') },
+            { key: 'compat', label: t('channel.compat') },
+          ],
+          onClick: ({ key }) => (key === 'compat' ? h.onCompat(row) : h.onTestWith(row)),
+        }}
       >
         {t('channel.test')}
       </Dropdown.Button>

@@ -1,3 +1,4 @@
+import compatStrings from './i18n-compat.ts';
 import keyStrings from './i18n-keys.ts';
 
 export default {
@@ -119,6 +120,7 @@ export default {
       multiKey_random: '随机',
       multiKey_polling: '轮询',
       ...keyStrings.zh,
+      ...compatStrings.zh,
       setting_enable_search: '联网搜索',
       settingHint_enable_search: '所有模型都开启 DashScope 联网搜索（模型名以 -internet 结尾时总是开启）',
       setting_workspace: '业务空间 ID',
@@ -316,6 +318,7 @@ export default {
       multiKey_random: 'Random',
       multiKey_polling: 'In turn',
       ...keyStrings.en,
+      ...compatStrings.en,
       setting_enable_search: 'Web search',
       settingHint_enable_search:
         'Turn on DashScope web search for every model (a model named <model>-internet always gets it)',

@@ -93,6 +93,7 @@ export default {
         AutomaticDisableChannelEnabled: '失败时自动禁用通道',
         AutomaticEnableChannelEnabled: '成功时自动启用通道',
         AutomaticDisableKeywords: '自动禁用关键词',
+        ChannelCompatCheckInterval: '定时兼容性检查间隔（分钟）',
         QuotaForNewUser: '新用户初始额度',
         PreConsumedQuota: '请求预扣费额度',
         QuotaForInviter: '邀请新用户奖励额度',
@@ -194,6 +195,8 @@ export default {
         AuditLogRetentionDays: '每小时删除更早的审计日志条目，0 表示永久保留；仅 root 可修改',
         SensitiveWords: '一行一个，不区分大小写',
         AutomaticDisableKeywords: '一行一个，上游错误信息包含任一关键词时禁用通道',
+        ChannelCompatCheckInterval:
+          '0 表示关闭。开启后按此间隔对每个已启用渠道运行兼容性检查，费用从 root 的余额扣除；某项结果在通过与失败之间变化时，按 root 的通知设置（Webhook 或邮件）通知',
         Chats:
           '链接列表，例如 [{"NextChat": "https://app.nextchat.dev/#/?settings={\\"key\\":\\"{key}\\",\\"url\\":\\"{address}\\"}"}]，{key} 与 {address} 会被替换',
         GroupRatio: '分组到倍率的 JSON，例如 {"default": 1, "vip": 0.8}，倍率不能小于 0',
@@ -389,6 +392,7 @@ export default {
         AutomaticDisableChannelEnabled: 'Disable a channel when it fails',
         AutomaticEnableChannelEnabled: 'Enable a channel when it succeeds',
         AutomaticDisableKeywords: 'Automatic disable keywords',
+        ChannelCompatCheckInterval: 'Scheduled compatibility check interval (minutes)',
         QuotaForNewUser: 'Quota for new users',
         PreConsumedQuota: 'Pre-consumed quota per request',
         QuotaForInviter: 'Reward for the inviter',
@@ -494,6 +498,8 @@ export default {
         SensitiveWords: 'One per line, case-insensitive',
         AutomaticDisableKeywords:
           'One per line; an upstream error containing any of them disables the channel',
+        ChannelCompatCheckInterval:
+          "0 turns it off. Otherwise every enabled channel gets a compatibility check at this interval, paid from root's balance; when a cell goes from pass to fail or back, root is told through their notification setting (webhook or e-mail)",
         Chats:
           'A list like [{"NextChat": "https://app.nextchat.dev/#/?settings={\\"key\\":\\"{key}\\",\\"url\\":\\"{address}\\"}"}]; {key} and {address} are filled in',
         GroupRatio: 'JSON of group to ratio, e.g. {"default": 1, "vip": 0.8}; no ratio below 0',

@@ -69,6 +69,7 @@ const MONITORING: FieldDef[] = [
   sw('AutomaticDisableChannelEnabled'),
   sw('AutomaticEnableChannelEnabled'),
   { key: 'AutomaticDisableKeywords', kind: 'textarea', help: 'settings.help.AutomaticDisableKeywords' },
+  { ...num('ChannelCompatCheckInterval'), help: 'settings.help.ChannelCompatCheckInterval' },
 ];
 const QUOTA: FieldDef[] = ['QuotaForNewUser', 'PreConsumedQuota', 'QuotaForInviter', 'QuotaForInvitee'].map(
   (k) => ({ ...num(k), span: 6 }),
