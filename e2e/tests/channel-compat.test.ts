@@ -1,34 +1,15 @@
 import { ChannelType } from '@modelgate/shared';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterAll, describe, expect, test } from 'vitest';
 import { type CompatMock, startCompatMock } from '../../server/test/support/mock-compat.ts';
 import { seedChannel } from '../../server/test/support/relay-seed.ts';
-import {
-  type Gateway,
-  LAPTOP,
-  launchBrowser,
-  loginViaApi,
-  type OpenedPage,
-  openPage,
-  poll,
-  ROOT,
-  settle,
-  setupViaApi,
-  shootAll,
-  startGateway,
-} from '../support/index.ts';
+import { LAPTOP, loginViaApi, openConsole, poll, ROOT, settle, shootAll } from '../support/index.ts';
 
 /**
  * Issue 30 point 3: the compatibility check of a channel, opened beside "test" on the channels page: the
  * estimated cost before a run, the run, and the matrix of scripts by client format with the reasons of the
  * cells that failed. The channel's provider ignores tools, so the tool cells fail and the rest pass.
  */
-let gw: Gateway;
-let mock: CompatMock;
-let browser: Browser;
-let opened: OpenedPage;
-let page: Page;
-let channelId = 0;
 
 const modal = () => page.getByRole('dialog');
 
@@ -43,34 +24,27 @@ async function openCheck(p: Page) {
   await poll(() => p.getByRole('dialog').locator('.ant-table-row').count()).toBe(5);
 }
 
-beforeAll(async () => {
-  mock = await startCompatMock();
-  mock.dropTools = true;
-  gw = await startGateway();
-  await setupViaApi(gw.url);
-  await gw.ctx.options.set('ModelRatio', JSON.stringify({ 'claude-sonnet-4-5': 1.5 }));
-  await gw.ctx.options.set('CompletionRatio', JSON.stringify({ 'claude-sonnet-4-5': 5 }));
-  ({ id: channelId } = await seedChannel(gw.ctx, {
-    type: ChannelType.Anthropic,
-    baseUrl: mock.url,
-    key: 'sk-ant-mock',
-    models: ['claude-sonnet-4-5'],
-    name: 'claude via proxy',
-  }));
-  await gw.ctx.db.db
-    .updateTable('users')
-    .set({ quota: 50_000_000 })
-    .where('username', '=', ROOT.username)
-    .execute();
-  browser = await launchBrowser();
-  opened = await openPage(browser, { locale: 'en-US', viewport: LAPTOP });
-  page = opened.page;
-  await loginViaApi(page, gw.url, ROOT, '/channel');
+const mock: CompatMock = await startCompatMock();
+mock.dropTools = true;
+const opened = await openConsole({ locale: 'en-US', viewport: LAPTOP });
+const { gw, page } = opened;
+await gw.ctx.options.set('ModelRatio', JSON.stringify({ 'claude-sonnet-4-5': 1.5 }));
+await gw.ctx.options.set('CompletionRatio', JSON.stringify({ 'claude-sonnet-4-5': 5 }));
+const { id: channelId } = await seedChannel(gw.ctx, {
+  type: ChannelType.Anthropic,
+  baseUrl: mock.url,
+  key: 'sk-ant-mock',
+  models: ['claude-sonnet-4-5'],
+  name: 'claude via proxy',
 });
+await gw.ctx.db.db
+  .updateTable('users')
+  .set({ quota: 50_000_000 })
+  .where('username', '=', ROOT.username)
+  .execute();
+await loginViaApi(page, gw.url, ROOT, '/channel');
 
 afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
   await mock?.close();
 });
 
