@@ -1,7 +1,7 @@
 import { LogType } from '@modelgate/shared';
 import { upstreamPrice } from './billing/channel-cost.ts';
 import { imageQuota, logContent } from './billing/charge.ts';
-import { textQuota } from './billing/quota.ts';
+import { textQuota, webSearchQuota } from './billing/quota.ts';
 import type { ChannelEntry } from './cache/channels.ts';
 import type { Produced } from './input.ts';
 import type { SettledCall } from './relay-call.ts';
@@ -21,9 +21,14 @@ async function charge(call: SettledCall, produced: Produced, ch: ChannelEntry): 
   const qpu = ctx.options.float('QuotaPerUnit');
   const { usage } = produced;
   const images = input.mode === 'images' ? input.info.images : undefined;
+  // Web searches the upstream ran are billed per call on top of the tokens (its hosted search tool).
+  const searches = usage.webSearches ?? 0;
+  const searchPrice = searches > 0 ? ctx.options.float('global.web_search_price_per_1k') : 0;
   const priced =
     produced.quota ??
-    (images ? imageQuota(price, input.info.model, images, qpu) : textQuota(usage, price, qpu));
+    (images
+      ? imageQuota(price, input.info.model, images, qpu)
+      : textQuota(usage, price, qpu) + webSearchQuota(searches, searchPrice, price, qpu));
   const before = caller.user.balance.available + hold.amount;
   const quota = await state.ledger.settle(hold, priced);
   if (quota === null) return null;
@@ -31,7 +36,9 @@ async function charge(call: SettledCall, produced: Produced, ch: ChannelEntry): 
   const upstreamAt = upstreamPrice(state.prices, ch, input.info.model, price);
   const cost =
     produced.cost ??
-    (images ? imageQuota(upstreamAt, input.info.model, images, qpu) : textQuota(usage, upstreamAt, qpu));
+    (images
+      ? imageQuota(upstreamAt, input.info.model, images, qpu)
+      : textQuota(usage, upstreamAt, qpu) + webSearchQuota(searches, searchPrice, upstreamAt, qpu));
   const useMs = performance.now() - startedAt;
   const upstreamModel = ch.modelMapping[input.info.model] || input.info.model;
   const mapped = upstreamModel !== input.info.model;
@@ -54,6 +61,11 @@ async function charge(call: SettledCall, produced: Produced, ch: ChannelEntry): 
   }
   if (price.unset) other.unpriced = true;
   if (usage.reasoningTokens) other.reasoning_tokens = usage.reasoningTokens;
+  if (searches > 0) {
+    other.web_search = true;
+    other.web_search_call_count = searches;
+    other.web_search_price = searchPrice;
+  }
   other.frt = isStream ? produced.firstAt : -1;
   other.first_time = produced.firstAt;
   other.is_stream = isStream === 1;

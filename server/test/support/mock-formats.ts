@@ -12,7 +12,7 @@ import { serveMock } from './mock-server.ts';
  * - Gemini: `x-goog-api-key` = gm-mock, `alt=sse` on streams, no unknown top-level fields (such as `model`),
  *   roles user/model, no JSON Schema keywords Gemini refuses in function declarations.
  * - Responses: `Authorization: Bearer sk-resp-mock`, `input` present.
- * The answer is picked by what the request asks: thinking, tools, cache marks, or plain text. Models named
+ * The answer is picked by what the request asks: web search, thinking, tools, cache marks, or plain text. Models named
  * `*-error` get the recorded error of their API; Anthropic models named `*-slow` stream one event every 40 ms.
  */
 export interface FormatsMock {
@@ -159,8 +159,10 @@ export async function startFormatsMock(): Promise<FormatsMock> {
       const problem = anthropicProblem(body);
       if (problem) return anthropicError(res, 400, 'invalid_request_error', problem);
       const cached = JSON.stringify(body).includes('"cache_control"');
-      const name =
-        body.thinking?.type === 'enabled'
+      const searches = body.tools?.some((t: any) => String(t?.type).startsWith('web_search_'));
+      const name = searches
+        ? 'web-search'
+        : body.thinking?.type === 'enabled'
           ? 'thinking'
           : body.tools?.length
             ? body.stream
@@ -250,11 +252,13 @@ export async function startFormatsMock(): Promise<FormatsMock> {
             code: 'missing_required_parameter',
           },
         });
-      const name = body.tools?.length
-        ? 'reasoning-function-call'
-        : body.reasoning
-          ? 'reasoning-summary'
-          : 'text';
+      const name = body.tools?.some((t: any) => String(t?.type).startsWith('web_search'))
+        ? 'web-search'
+        : body.tools?.length
+          ? 'reasoning-function-call'
+          : body.reasoning
+            ? 'reasoning-summary'
+            : 'text';
       if (!body.stream)
         return send(
           res,

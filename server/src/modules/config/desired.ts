@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.ts';
 import { joinKeys, splitKeys } from '../../relay/cache/channel-keys.ts';
 import { checkKeyFormat } from '../channels/keys.ts';
 import { channelCreateSchema } from '../channels/schema.ts';
-import { checkSetting, checkTargets, checkOther } from '../channels/service.ts';
+import { checkOther, checkSetting, checkTargets } from '../channels/service.ts';
 import { optionDef } from '../options/registry.ts';
 import { normaliseOption } from '../options/store.ts';
 import { CHANNEL_STATUS, type ChannelEntry, type SecretRef } from './document.ts';

@@ -328,6 +328,11 @@ export const OPTIONS: Record<string, OptionDef> = {
   'global.drop_unsupported_hosted_tools_enabled': b(false),
   // What a converted call sends as the end-user id (relay/end-user.ts): nothing, or a keyed hash.
   'global.converted_user_id': oneOf('none', ['none', 'hash']),
+  // US$ per 1,000 web searches an upstream runs with its hosted search tool (Anthropic's and OpenAI's list
+  // price), billed on top of the tokens; 0 = searches are not billed.
+  'global.web_search_price_per_1k': withCheck(f(10), (v) =>
+    Number(v) < 0 ? 'must be 0 or more' : undefined,
+  ),
   // The response cache (relay/response-cache/): groups it is on for (comma list, `*` = all), whether a request
   // may turn it on with `X-ModelGate-Cache: on`, the TTL, the size cap, the price of a hit as a share of the
   // answer's price, entries shared by every user, and answers with several choices kept too.

@@ -44,6 +44,8 @@ export interface Usage {
   cacheWrite1hTokens?: number;
   /** Output tokens spent on reasoning (part of completionTokens; billed as output, shown in the log). */
   reasoningTokens?: number;
+  /** Web searches the upstream ran (its hosted web search tool), billed per call on top of the tokens. */
+  webSearches?: number;
 }
 
 /**
@@ -100,6 +102,12 @@ export function productQuota(factors: number[]): number {
 /** Quota for a per-call price: price x QuotaPerUnit x group ratio, rounded. */
 export function fixedQuota(price: Price, quotaPerUnit: number, times = 1): number {
   return productQuota([price.modelPrice, quotaPerUnit, price.groupRatio, times]);
+}
+
+/** Quota for `calls` web searches at `per1k` US$ a thousand: calls x per1k / 1000 x QuotaPerUnit x group ratio. */
+export function webSearchQuota(calls: number, per1k: number, price: Price, quotaPerUnit: number): number {
+  if (calls <= 0 || per1k <= 0) return 0;
+  return productQuota([calls, per1k, 0.001, quotaPerUnit, price.groupRatio]);
 }
 
 /**

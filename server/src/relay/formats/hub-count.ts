@@ -63,4 +63,5 @@ export const usageFromHub = (u: HubUsage): Usage => ({
   cacheWriteTokens: u.cacheWrite,
   cacheWrite1hTokens: u.cacheWrite1h,
   reasoningTokens: u.reasoning,
+  webSearches: u.webSearches,
 });

@@ -244,6 +244,8 @@ export interface HubUsage {
   cacheWrite1h: number;
   /** Output tokens spent on reasoning (part of output). */
   reasoning: number;
+  /** Web searches the upstream ran for the answer (its hosted web search tool), billed per call. */
+  webSearches?: number;
 }
 
 export const emptyUsage = (): HubUsage => ({

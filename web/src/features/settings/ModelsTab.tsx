@@ -18,6 +18,14 @@ const GLOBAL: FieldDef[] = [
     kind: 'switch',
     help: 'settings.help.dropHostedTools',
   },
+  {
+    key: 'global.web_search_price_per_1k',
+    kind: 'number',
+    min: 0,
+    step: 1,
+    float: true,
+    help: 'settings.help.webSearchPrice',
+  },
   { key: 'general_setting.ping_interval_enabled', kind: 'switch' },
   { key: 'general_setting.ping_interval_seconds', kind: 'number', min: 1 },
 ];

@@ -121,6 +121,7 @@ export default {
         ModelRequestRateLimitGroup: '分组速率限制',
         'global.pass_through_request_enabled': '启用请求透传',
         'global.drop_unsupported_hosted_tools_enabled': '丢弃渠道不支持的托管工具',
+        'global.web_search_price_per_1k': '联网搜索价格（美元 / 千次）',
         'general_setting.ping_interval_enabled': '启用流式保活 Ping',
         'general_setting.ping_interval_seconds': 'Ping 间隔（秒）',
         'gemini.safety_settings': 'Gemini 安全设置',
@@ -213,6 +214,7 @@ export default {
           '{"分组": [最多请求次数（≥0，0 不限）, 最多完成次数（≥1）]}，优先于全局限制',
         budget: '0.1 到 1 之间',
         passThrough: '开启后请求体原样发送到上游（仍会计费）',
+        webSearchPrice: '上游托管联网搜索每千次的价格，按次数另行计费（乘以分组倍率）；0 表示不计费',
         dropHostedTools:
           '其他格式的渠道没有对应工具时（联网搜索以外的托管工具），去掉该工具继续请求并在响应头 X-ModelGate-Dropped-Tools 中注明；关闭时返回 400',
         markdown: '支持 Markdown 和 HTML，更改后用户会再看到一次',
@@ -420,6 +422,7 @@ export default {
         ModelRequestRateLimitGroup: 'Per-group limits',
         'global.pass_through_request_enabled': 'Pass requests through unchanged',
         'global.drop_unsupported_hosted_tools_enabled': 'Drop hosted tools a channel cannot run',
+        'global.web_search_price_per_1k': 'Web search price (US$ per 1,000)',
         'general_setting.ping_interval_enabled': 'Keep-alive ping on streams',
         'general_setting.ping_interval_seconds': 'Ping interval (seconds)',
         'gemini.safety_settings': 'Gemini safety settings',
@@ -521,6 +524,8 @@ export default {
           '{"group": [max requests (>= 0, 0 = no limit), max successes (>= 1)]}; wins over the global limit',
         budget: 'Between 0.1 and 1',
         passThrough: 'Send request bodies upstream unchanged (still billed)',
+        webSearchPrice:
+          "Price of 1,000 searches by an upstream's hosted web search, billed per search on top of the tokens (times the group ratio); 0 = not billed",
         dropHostedTools:
           'A hosted tool (other than web search) with no equivalent on a channel of another format is left out and named in the X-ModelGate-Dropped-Tools response header; off: the call gets a 400',
         markdown: 'Markdown and HTML; users see it again after a change',

@@ -6,7 +6,8 @@ import { isObj } from './check.ts';
  * An Anthropic usage object as hub usage. input_tokens excludes cache reads and writes, so the hub's input
  * adds them. Cache writes split by TTL come from cache_creation.ephemeral_5m / ephemeral_1h; without that
  * breakdown (older API versions, compatible servers) cache_creation_input_tokens counts as 5-minute writes.
- * Thinking tokens come from output_tokens_details.thinking_tokens when the API reports them.
+ * Thinking tokens come from output_tokens_details.thinking_tokens when the API reports them; web searches
+ * from server_tool_use.web_search_requests.
  */
 export function decodeUsage(u: unknown): HubUsage {
   const o = isObj(u) ? (u as Record<string, any>) : {};
@@ -18,7 +19,7 @@ export function decodeUsage(u: unknown): HubUsage {
   );
   const cacheRead = count(o.cache_read_input_tokens);
   const output = count(o.output_tokens);
-  return {
+  const usage: HubUsage = {
     input: count(o.input_tokens) + write5m + write1h + cacheRead,
     output,
     cacheRead,
@@ -26,6 +27,9 @@ export function decodeUsage(u: unknown): HubUsage {
     cacheWrite1h: write1h,
     reasoning: Math.min(count(o.output_tokens_details?.thinking_tokens), output),
   };
+  const searches = count(o.server_tool_use?.web_search_requests);
+  if (searches > 0) usage.webSearches = searches;
+  return usage;
 }
 
 /** The input counts of hub usage in Anthropic's split: input_tokens without cache reads and writes. */

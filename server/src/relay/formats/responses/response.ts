@@ -5,7 +5,7 @@ import type { CodecContext, HubPart, HubResponse } from '../hub.ts';
 import { errorOf } from './errors.ts';
 import { outputItems, partsOfItem } from './items.ts';
 import { hubStop, responseStatus } from './status.ts';
-import { decodeUsage, encodeUsage } from './usage.ts';
+import { encodeUsage, usageWithSearches } from './usage.ts';
 
 const badAnswer = (message: string) =>
   new RelayError(502, message, 'upstream_error', 'bad_response', null, false);
@@ -28,7 +28,7 @@ export function decodeResponse(body: unknown, ctx: CodecContext): HubResponse {
         : Math.floor(Date.now() / 1000),
     parts,
     stop: hubStop(body.status, body.incomplete_details, hasCalls),
-    usage: decodeUsage(body.usage),
+    usage: usageWithSearches(body.usage, body.output),
   };
 }
 

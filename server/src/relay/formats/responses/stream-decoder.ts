@@ -3,7 +3,7 @@ import { newId, parseJsonOrNull } from '../common.ts';
 import type { CodecContext, HubEvent, HubStreamDecoder, SseEvent } from '../hub.ts';
 import { streamErrorOf } from './errors.ts';
 import { hubStop } from './status.ts';
-import { decodeUsage } from './usage.ts';
+import { usageWithSearches } from './usage.ts';
 
 /** What the decoder remembers of one output item while it streams. */
 interface ItemState {
@@ -175,7 +175,7 @@ export function streamDecoder(ctx: CodecContext): HubStreamDecoder {
     finished = true;
     const r = isObj(resp) ? resp : {};
     start(r, out);
-    if (isObj(r.usage)) out.push({ type: 'usage', usage: decodeUsage(r.usage) });
+    if (isObj(r.usage)) out.push({ type: 'usage', usage: usageWithSearches(r.usage, r.output) });
     out.push({ type: 'finish', stop: hubStop(r.status, r.incomplete_details, calls > 0) });
   }
 

@@ -20,6 +20,16 @@ export function decodeUsage(u: unknown): HubUsage {
   };
 }
 
+/** A Response's usage with the web searches it ran: its `web_search_call` output items (each one billed). */
+export function usageWithSearches(u: unknown, output: unknown): HubUsage {
+  const usage = decodeUsage(u);
+  const searches = Array.isArray(output)
+    ? output.filter((item) => isObj(item) && (item as { type?: unknown }).type === 'web_search_call').length
+    : 0;
+  if (searches > 0) usage.webSearches = searches;
+  return usage;
+}
+
 /** Hub usage as the Responses usage object (cache writes are part of input_tokens; there is no field of their own). */
 export function encodeUsage(u: HubUsage): Record<string, unknown> {
   return {
