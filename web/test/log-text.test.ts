@@ -89,6 +89,21 @@ describe('billing explanation', () => {
     });
   });
 
+  it('counts web searches in the figure: calls x price per 1K x QuotaPerUnit x group ratio', () => {
+    // Tokens: 8.25 quota as above; 2 searches at $10 / 1K = $0.02 = 10,000 quota; charged 10,008.
+    const searched = { ...o, web_search: true, web_search_call_count: 2, web_search_price: 10 };
+    const lines = explainBilling(
+      searched,
+      { prompt_tokens: 10, completion_tokens: 25, quota: 10_008 },
+      500_000,
+    );
+    expect(lines.find((l) => l.key === 'webSearch')?.values).toEqual({ calls: 2, price: '$10' });
+    expect(lines.at(-1)).toEqual({
+      key: 'rounded',
+      values: { exact: '10008.25', quota: 10_008, dollars: expect.any(String) },
+    });
+  });
+
   it('shows a refund as a refund', () => {
     const lines = explainBilling(
       { refund: true, task_id: 't1' },

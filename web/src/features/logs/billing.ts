@@ -170,10 +170,16 @@ export function explainBilling(
     creation1h * creationRatio1h +
     row.completion_tokens * completion;
   const dollars = (weighted / 1_000_000) * inPrice * group;
-  // The relay computes in quota: tokens x model ratio x group ratio, rounded half up, at least 1 when not free.
-  const exactQuota = weighted * ratio * group;
-  const rounded = Math.round(exactQuota);
-  const expected = rounded <= 0 && ratio * group > 0 ? 1 : rounded;
+  // The relay computes in quota: tokens x model ratio x group ratio, rounded half up, at least 1 when not free;
+  // web searches add calls x price / 1000 x QuotaPerUnit x group ratio, rounded on their own.
+  const tokenQuota = weighted * ratio * group;
+  const searchQuota = o.web_search
+    ? ((num(o.web_search_call_count) * num(o.web_search_price)) / 1000) * quotaPerUnit * group
+    : 0;
+  const exactQuota = tokenQuota + searchQuota;
+  const tokenRounded = Math.round(tokenQuota);
+  const rounded = tokenRounded + Math.round(searchQuota);
+  const expected = (tokenRounded <= 0 && ratio * group > 0 ? 1 : tokenRounded) + Math.round(searchQuota);
   lines.push({
     key: creation1h > 0 ? 'processWithCreation1h' : creation > 0 ? 'processWithCreation' : 'process',
     values: {
