@@ -86,6 +86,9 @@ describe('relay traces over OTLP/HTTP', () => {
     expect(attr(root, 'gen_ai.request.model')).toBe('gpt-4o');
     expect(attr(root, 'gen_ai.usage.input_tokens')).toBeGreaterThan(0);
     expect(attr(root, 'gen_ai.usage.output_tokens')).toBeGreaterThan(0);
+    expect(root.attributes.find((a) => a.key === 'gen_ai.response.finish_reasons')?.value).toEqual({
+      arrayValue: { values: [{ stringValue: 'stop' }] },
+    });
     expect(attr(root, 'http.response.status_code')).toBe(200);
     for (const stage of ['admission', 'routing', 'settle'])
       expect(byName(stage).parentSpanId).toBe(root.spanId);

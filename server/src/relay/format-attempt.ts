@@ -91,7 +91,7 @@ export async function answerInFormats(x: FormatExchange, text: string): Promise<
   noteDroppedTools(x);
   const answer = upstreamCodecFor(x.call.format).decodeResponse(json, upstreamCtx(x));
   const usage = await billable(x, answer.usage, () => answerText(answer.parts));
-  const produced = { usage, firstAt: 0 };
+  const produced = { usage, firstAt: 0, finish: answer.stop };
   // Guardrails, answer side: an OpenAI answer relayed as it came is masked in its JSON; any other is masked in
   // the hub and re-encoded.
   const guard = x.input.answerGuard?.();
@@ -174,7 +174,7 @@ export async function streamInFormats(x: FormatExchange): Promise<Produced> {
     : outcome.error
       ? `upstream failed mid-stream: ${outcome.error.message}`
       : undefined;
-  return { usage, firstAt: outcome.firstAt, note };
+  return { usage, firstAt: outcome.firstAt, note, finish: outcome.stop };
 }
 
 /** The hosted tools the request went without (the operator allows dropping them), said in a header. */

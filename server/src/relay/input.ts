@@ -35,6 +35,8 @@ export interface RelayInput {
 export interface Produced {
   usage: Usage;
   firstAt: number;
+  /** Why the model stopped (the hub's word), when the answer said so: for traces. */
+  finish?: string;
   note?: string;
   /** The charge, when the caller priced the usage itself (realtime audio); else the text or image formula's. */
   quota?: number;

@@ -181,7 +181,7 @@ async function relay(call: RelayCall): Promise<void> {
     traceStage(req, 'settle');
     const quota = await settle(held, produced, ch);
     cache?.keep(produced); // response cache: keeps the answer written, when it may be kept
-    traceUsage(req, produced.usage);
+    traceUsage(req, produced.usage, produced.finish);
     meter?.answered(quota, produced.usage, produced.firstAt);
     perMinute?.settle(produced.usage.promptTokens + produced.usage.completionTokens);
     onSuccess().catch((err) => req.log.warn({ err }, 'rate limit bookkeeping failed'));

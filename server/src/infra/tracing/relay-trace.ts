@@ -110,11 +110,20 @@ export function traceAttemptFailed(req: object, status: number, message: string)
   t.attempt = undefined;
 }
 
-/** The usage the answer reported, on the request span. */
+/** The hub's stop reasons in the words of the GenAI conventions' examples (OpenAI's finish reasons). */
+const FINISH: Record<string, string> = {
+  end: 'stop',
+  stop_sequence: 'stop',
+  max_tokens: 'length',
+  tool_calls: 'tool_calls',
+  content_filter: 'content_filter',
+};
+
+/** The usage the answer reported and why the model stopped, on the request span. */
 export function traceUsage(
   req: object,
   usage: { promptTokens: number; completionTokens: number },
-  responseModel?: string,
+  finish?: string,
 ): void {
   const t = traces.get(req);
   if (!t) return;
@@ -122,7 +131,7 @@ export function traceUsage(
     'gen_ai.usage.input_tokens': usage.promptTokens,
     'gen_ai.usage.output_tokens': usage.completionTokens,
   });
-  if (responseModel) t.root.setAttribute('gen_ai.response.model', responseModel);
+  if (finish) t.root.setAttribute('gen_ai.response.finish_reasons', [FINISH[finish] ?? finish]);
 }
 
 /** Ends the request's spans when `run` settles; returns `run` unchanged (itself when tracing is off). */

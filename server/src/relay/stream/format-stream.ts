@@ -4,6 +4,7 @@ import { RelayError } from '../errors.ts';
 import type {
   HubError,
   HubEvent,
+  HubStop,
   HubStreamDecoder,
   HubStreamEncoder,
   HubUsage,
@@ -51,10 +52,15 @@ export interface FormatOutcome {
   error: RelayError | null;
   /** The answer's id, model and creation time as its first event gave them. */
   start?: { id: string; model: string; created?: number };
+  /** Why the model stopped, as the answer's finish event said. */
+  stop?: HubStop;
 }
 
-/** Events that may carry usage (OpenAI, Anthropic, Responses `usage`; Gemini `usageMetadata`) or an error. */
-const MAY_MATTER = /"usage(?:Metadata)?"\s*:\s*\{|"error"/;
+/**
+ * Events that may carry usage (OpenAI, Anthropic, Responses `usage`; Gemini `usageMetadata`), an error, or
+ * OpenAI's finish reason.
+ */
+const MAY_MATTER = /"usage(?:Metadata)?"\s*:\s*\{|"error"|"finish_reason"\s*:\s*"/;
 
 /** A hub error as the relay's error (not local: another channel may do better). */
 export const relayErrorOf = (e: HubError) =>
@@ -108,6 +114,9 @@ export async function relayFormatStream(o: FormatStreamOptions, startedAt: numbe
         break;
       case 'usage':
         out.usage = e.usage;
+        break;
+      case 'finish':
+        out.stop = e.stop;
         break;
       case 'text':
       case 'thinking':
