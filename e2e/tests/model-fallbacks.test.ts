@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, test } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../server/test/support/mock-upstream.ts';
 import { seedChannel } from '../../server/test/support/relay-seed.ts';
-import { loginViaApi, openConsole, ROOT, settle, shootAll } from '../support/index.ts';
+import { loggedRows, loginViaApi, openConsole, ROOT, settle, shootAll } from '../support/index.ts';
 
 /**
  * Model fallbacks from the console: the admin gives a model a fallback in the models tab, a request for the
@@ -63,6 +63,8 @@ describe('model fallbacks in the console', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('x-modelgate-model')).toBe('gpt-4o-mini');
 
+    // The answer reaches the client before its usage row is written: the log page is opened once it is there.
+    await expect.poll(() => loggedRows(gw, 'fallback_from')).toBeGreaterThan(0);
     await page.goto(`${gw.url}/log`);
     await settle(page);
     await expect.poll(() => page.getByText('备用模型', { exact: true }).count()).toBeGreaterThan(0);

@@ -4,7 +4,7 @@ import type { MemoryCacheStore } from '../../server/src/relay/response-cache/mem
 import { relayState } from '../../server/src/relay/state.ts';
 import { type MockUpstream, startMockUpstream } from '../../server/test/support/mock-upstream.ts';
 import { seedChannel } from '../../server/test/support/relay-seed.ts';
-import { loginViaApi, openConsole, ROOT, settle, shootAll } from '../support/index.ts';
+import { loggedRows, loginViaApi, openConsole, ROOT, settle, shootAll } from '../support/index.ts';
 
 /**
  * The response cache from the console: the admin sets it up on /setting (models tab), a user turns it on for a
@@ -88,6 +88,8 @@ describe('response cache in the console', () => {
     expect((await chat()).headers.get('x-modelgate-cache')).toBe('hit');
     expect(mock.requests.length).toBe(calls);
 
+    // The answer reaches the client before its usage row is written: the log page is opened once it is there.
+    await expect.poll(() => loggedRows(gw, 'response_cache_hit')).toBeGreaterThan(0);
     await page.goto(`${gw.url}/log`);
     await settle(page);
     await expect.poll(() => page.getByText('缓存命中', { exact: true }).count()).toBeGreaterThan(0);

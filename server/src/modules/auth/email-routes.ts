@@ -88,7 +88,7 @@ export const emailFeature: Feature = (app, ctx: AppContext) => {
     if (await emailInUse(ctx, email, req.user!.id))
       throw new ApiError('this e-mail address is already in use');
     await ctx.db.db.updateTable('users').set({ email }).where('id', '=', req.user!.id).execute();
-    ctx.bus.publish(`user:${req.user!.id}`);
+    await ctx.bus.publish(`user:${req.user!.id}`);
     return ok(undefined, 'e-mail bound');
   });
 
@@ -134,7 +134,7 @@ export const emailFeature: Feature = (app, ctx: AppContext) => {
       .set({ password: await hashPassword(password) })
       .where('id', '=', user.id)
       .execute();
-    ctx.bus.publish(`user:${user.id}`);
+    await ctx.bus.publish(`user:${user.id}`);
     return ok(password, 'password reset');
   });
 };

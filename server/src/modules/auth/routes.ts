@@ -84,7 +84,7 @@ export const authFeature: Feature = (app, ctx: AppContext) => {
       .set((eb) => ({ session_version: eb('session_version', '+', 1) }))
       .where('id', '=', id)
       .execute();
-    ctx.bus.publish(`user:${id}`);
+    await ctx.bus.publish(`user:${id}`);
     clearSession(req, reply);
     return ok(undefined, 'every session of this account has ended');
   });

@@ -94,7 +94,9 @@ export const selfFeature: Feature = (app, ctx: AppContext) => {
     }
     if (Object.keys(set).length === 0) throw new ApiError('nothing to update');
     await db.updateTable('users').set(set).where('id', '=', row.id).execute();
-    changed(row.id);
+    // Answered once this instance's user cache holds the new password, which the fresh cookie below is
+    // checked against: a request right after the change must not be refused as an ended session.
+    await changed(row.id);
     // The new password ends every other session; this one continues with a fresh cookie.
     if (set.password && req.authVia === 'session')
       setSession(
@@ -113,7 +115,7 @@ export const selfFeature: Feature = (app, ctx: AppContext) => {
       .set({ deleted_at: Math.floor(Date.now() / 1000), status: UserStatus.Deleted, access_token: null })
       .where('id', '=', req.user!.id)
       .execute();
-    changed(req.user!.id);
+    await changed(req.user!.id);
     clearSession(req, reply);
     return ok(undefined, 'account deleted');
   });
@@ -166,7 +168,7 @@ export const selfFeature: Feature = (app, ctx: AppContext) => {
       .set({ setting: JSON.stringify(next) })
       .where('id', '=', row.id)
       .execute();
-    changed(row.id);
+    await changed(row.id);
     return ok(undefined, 'settings updated');
   });
 };

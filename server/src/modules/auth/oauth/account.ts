@@ -64,7 +64,7 @@ export async function completeSignIn(
       .set({ [opts.field]: identity.id })
       .where('id', '=', current.id)
       .execute();
-    ctx.bus.publish(`user:${current.id}`);
+    await ctx.bus.publish(`user:${current.id}`);
     return { message: 'bind' };
   }
 
