@@ -1,20 +1,13 @@
 import type WebSocket from 'ws';
+import { runAttempts } from '../attempts.ts';
 import type { Caller } from '../auth.ts';
 import { priceFor } from '../billing/charge.ts';
 import { tokensQuota } from '../billing/quota.ts';
 import type { ChannelEntry, Tier } from '../cache/channels.ts';
 import { RelayError } from '../errors.ts';
 import type { RelayRequest } from '../exchange.ts';
-import { outcomeOf, pinnedLease } from '../router/router.ts';
-import {
-  autoDisable,
-  autoDisableKey,
-  hasOtherKey,
-  mapStatus,
-  shouldDisable,
-  shouldRetry,
-  withKey,
-} from '../routing.ts';
+import { pinnedLease } from '../router/router.ts';
+import { mapStatus, shouldRetry } from '../routing.ts';
 import type { RelayState } from '../state.ts';
 import type { SessionSetup } from './session.ts';
 import { connectUpstream, REALTIME_TYPES, realtimeTarget } from './upstream-socket.ts';
@@ -124,60 +117,46 @@ export async function openSession(
   }
 
   const timeoutMs = ctx.config.streamingTimeoutSec * 1000;
-  const retries = caller.pinned ? 0 : Math.max(0, ctx.options.int('RetryTimes'));
-  const tried = new Set<number>();
-  const chain: number[] = [];
-  let lastError: RelayError | null = null;
-  let lastFailed: number | undefined;
+  const upstreamModelOf = (ch: ChannelEntry) => ch.modelMapping[model] || model;
   try {
-    for (let attempt = 0; attempt <= retries; attempt++) {
-      const lease = caller.pinned
-        ? pinnedLease(caller.pinned)
-        : state.router.pick(caller.group, model, tiers, tried, lastFailed);
-      if (!lease) break;
-      tried.add(lease.channel.id);
-      const ch: ChannelEntry | null = withKey(lease.channel);
-      if (!ch) {
-        lease.end('ignore');
-        continue;
-      }
-      chain.push(ch.id);
-      const upstreamModel = ch.modelMapping[model] || model;
-      try {
-        const target = realtimeTarget(ch, upstreamModel, ask.beta, ask.apiVersion);
-        const upstream = await connectUpstream(ctx, ch, target, timeoutMs);
-        // The breaker judges the channel on opening the session; the session itself is not counted in flight.
-        lease.end('ok');
-        return {
-          upstream,
-          setup: { state, req, caller, model, upstreamModel, ch, chain, price, hold, holdAmount },
-          succeeded: () => {
-            succeeded().catch((err) => req.log.warn({ err }, 'rate limit bookkeeping failed'));
-          },
-        };
-      } catch (err) {
-        lease.end(err instanceof RelayError ? outcomeOf(err) : 'ignore');
-        if (!(err instanceof RelayError)) throw err;
-        const e = mapStatus(err, ch);
-        lastError = e;
-        lastFailed = ch.id;
-        if (shouldDisable(ctx, ch, e)) {
-          const reason = `status ${e.status}: ${e.detail ?? e.message}`;
-          if (ch.keyIndex === undefined) void autoDisable(ctx, state.channels, ch, reason);
-          else {
-            void autoDisableKey(ctx, state.channels, ch, reason);
-            if (hasOtherKey(ch)) tried.delete(ch.id);
-          }
-        }
-        if (!e.local)
-          req.log.warn(
-            { channel: ch.id, status: e.status, message: e.detail ?? e.message },
-            'realtime upstream refused',
-          );
-        if (!shouldRetry(e)) throw e;
-      }
-    }
-    throw lastError ?? unavailable(model, caller.group);
+    const chain: number[] = [];
+    const { result: upstream, ch } = await runAttempts(
+      {
+        state,
+        group: caller.group,
+        model,
+        tiers,
+        fixed: caller.pinned ? pinnedLease(caller.pinned) : null,
+        retries: Math.max(0, ctx.options.int('RetryTimes')),
+        chain,
+        judge: mapStatus,
+        mayRetry: shouldRetry,
+        failed: (e, ch) => {
+          if (!e.local)
+            req.log.warn(
+              { channel: ch.id, status: e.status, message: e.detail ?? e.message },
+              'realtime upstream refused',
+            );
+        },
+        none: () => unavailable(model, caller.group),
+      },
+      // The breaker judges the channel on opening the session; the session itself is not counted in flight.
+      (ch) =>
+        connectUpstream(
+          ctx,
+          ch,
+          realtimeTarget(ch, upstreamModelOf(ch), ask.beta, ask.apiVersion),
+          timeoutMs,
+        ),
+    );
+    const upstreamModel = upstreamModelOf(ch);
+    return {
+      upstream,
+      setup: { state, req, caller, model, upstreamModel, ch, chain, price, hold, holdAmount },
+      succeeded: () => {
+        succeeded().catch((err) => req.log.warn({ err }, 'rate limit bookkeeping failed'));
+      },
+    };
   } catch (err) {
     state.ledger.release(hold);
     throw err;
