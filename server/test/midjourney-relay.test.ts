@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Role } from '@modelgate/shared';
+import { ChannelStatus, Role } from '@modelgate/shared';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { pollMidjourney } from '../src/relay/midjourney/poller.ts';
 import { applyChanges } from '../src/relay/midjourney/refresh.ts';
@@ -335,6 +335,102 @@ for (const engine of DATABASES) {
         { code: 23, status: 'FAILURE', fail_reason: '队列已满，请稍后尝试', quota: 0 },
         { code: 9, status: 'FAILURE', fail_reason: 'boom', quota: 0 },
       ]);
+    });
+
+    /** A second Midjourney channel of the default group, tried first, removed again after `run`. */
+    async function withSecondChannel(key: string, run: (id: number) => Promise<void>) {
+      const second = await seedChannel(server.ctx, {
+        type: 2,
+        baseUrl: proxy.url,
+        key,
+        models: MJ_MODELS,
+        priority: 10,
+      });
+      await server.ctx.options.set('RetryTimes', '1');
+      try {
+        await run(second.id);
+      } finally {
+        await server.ctx.options.set('RetryTimes', '0');
+        await server.ctx.options.set('AutomaticDisableChannelEnabled', 'false');
+        await server.ctx.db.db.deleteFrom('channels').where('id', '=', second.id).execute();
+        await server.ctx.db.db.deleteFrom('abilities').where('channel_id', '=', second.id).execute();
+        await relayState(server.ctx).channels.reload();
+      }
+    }
+
+    const drawings = async (userId: number) =>
+      (
+        await server.ctx.db.db
+          .selectFrom('midjourneys')
+          .select(['code', 'status', 'channel_id', 'quota'])
+          .where('user_id', '=', userId)
+          .orderBy('id')
+          .execute()
+      ).map((r) => ({
+        ...r,
+        code: Number(r.code),
+        channel_id: Number(r.channel_id),
+        quota: Number(r.quota),
+      }));
+
+    it('disables a channel whose secret the proxy refuses, as the relay does, and draws on another one', async () => {
+      await withSecondChannel('a-revoked-secret', async (refused) => {
+        await server.ctx.options.set('AutomaticDisableChannelEnabled', 'true');
+        const { user, token } = await account();
+        const before = proxy.calls.length;
+        await imagine(token.apiKey, 'a fox on a second try');
+        expect(
+          proxy.calls
+            .slice(before)
+            .filter((c) => c.path === '/mj/submit/imagine')
+            .map((c) => c.secret),
+        ).toEqual(['a-revoked-secret', SECRET]);
+        const b = await books(user.id, token.id);
+        expect(b.quota).toBe(START - IMAGINE);
+        expect(b.logs.map((l) => [l.quota, l.channel_id])).toEqual([[IMAGINE, channelId]]);
+        expect(await drawings(user.id)).toEqual([
+          { code: 1, status: 'SUBMITTED', channel_id: channelId, quota: IMAGINE },
+        ]);
+        await expect
+          .poll(async () => {
+            const row = await server.ctx.db.db
+              .selectFrom('channels')
+              .select('status')
+              .where('id', '=', refused)
+              .executeTakeFirst();
+            return row?.status;
+          })
+          .toBe(ChannelStatus.AutoDisabled);
+        expect(
+          relayState(server.ctx)
+            .channels.tiers('default', 'mj_imagine')
+            .flatMap((t) => t.channels.map((c) => c.id)),
+        ).not.toContain(refused);
+      });
+    });
+
+    it("tries another channel when a proxy's queue is full, but answers a refused prompt at once", async () => {
+      await withSecondChannel(SECRET, async () => {
+        const { user, token } = await account();
+        const submits = () => proxy.calls.filter((c) => c.path === '/mj/submit/imagine').length;
+        let before = submits();
+        proxy.refuseNext(23, '队列已满，请稍后尝试');
+        await imagine(token.apiKey, 'a fox in a queue');
+        expect(submits() - before).toBe(2);
+        before = submits();
+        proxy.refuseNext(24, '可能包含敏感词');
+        const banned = await call('POST', '/mj/submit/imagine', token.apiKey, { prompt: 'a banned fox' });
+        expect(banned.status).toBe(200);
+        expect(banned.body).toMatchObject({ code: 24, description: '可能包含敏感词' });
+        expect(submits() - before).toBe(1);
+        const b = await books(user.id, token.id);
+        expect(b.quota).toBe(START - IMAGINE);
+        expect(b.logs.map((l) => l.quota)).toEqual([IMAGINE]);
+        expect((await drawings(user.id)).map((d) => [d.code, d.status, d.quota])).toEqual([
+          [1, 'SUBMITTED', IMAGINE],
+          [24, 'FAILURE', 0],
+        ]);
+      });
     });
 
     it("routes submits by the group's routing mode", async () => {

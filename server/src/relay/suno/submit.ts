@@ -1,12 +1,11 @@
-import { ChannelStatus } from '@modelgate/shared';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Hold } from '../../ledger/balance.ts';
 import { runAttempts } from '../attempts.ts';
 import { authenticate, type Caller, checkAllowedIp } from '../auth.ts';
 import { RelayError, scrub } from '../errors.ts';
-import { type Lease, pinnedLease } from '../router/router.ts';
 import type { RelayState } from '../state.ts';
 import { chargeTask, holdTask, taskPrice } from '../tasks/charge.ts';
+import { taskFixedLease, taskRoute } from '../tasks/route.ts';
 import { callTaskChannel, type TaskReply } from '../tasks/upstream.ts';
 import { planSubmit, type SubmitPlan } from './plan.ts';
 import {
@@ -145,17 +144,17 @@ async function sendToChannels(
   plan: SubmitPlan,
   model: string,
 ): Promise<{ taskId: string; channelId: number }> {
-  const fixed = fixedLease(state, caller, plan);
+  const fixed = taskFixedLease(
+    state,
+    caller,
+    plan.parent?.channel_id,
+    () =>
+      new SunoError(400, 'invalid_request', 'the channel of the task being continued is no longer available'),
+  );
   try {
     const { result: taskId, ch } = await runAttempts(
       {
-        state,
-        group: caller.group,
-        model,
-        tiers: fixed ? [] : state.channels.tiers(caller.group, model),
-        fixed,
-        retries: Math.max(0, state.ctx.options.int('RetryTimes')),
-        chain: [],
+        ...taskRoute(state, caller, model, fixed),
         mayRetry: (e) => !(e instanceof SunoRefusal) || e.retry,
         failed: (e, ch) => {
           if (e instanceof SunoRefusal)
@@ -188,21 +187,6 @@ async function sendToChannels(
   } catch (err) {
     throw err instanceof SunoRefusal ? err.answer : err;
   }
-}
-
-/** The parent task's channel for a continuation, the admin's pinned channel, else none (routed). */
-function fixedLease(state: RelayState, caller: Caller, plan: SubmitPlan): Lease | null {
-  if (plan.parent) {
-    const ch = state.channels.get(plan.parent.channel_id);
-    if (!ch || ch.status !== ChannelStatus.Enabled)
-      throw new SunoError(
-        400,
-        'invalid_request',
-        'the channel of the task being continued is no longer available',
-      );
-    return pinnedLease(ch);
-  }
-  return caller.pinned ? pinnedLease(caller.pinned) : null;
 }
 
 /**
