@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'vitest';
-import { pollMidjourney } from '../../server/src/relay/midjourney/poller.ts';
+import { midjourneyTasks } from '../../server/src/relay/midjourney/refresh.ts';
 import { relayState } from '../../server/src/relay/state.ts';
 import { type MidjourneyProxy, startMidjourneyProxy } from '../../server/test/support/mock-midjourney.ts';
 import { seedChannel, seedToken, seedUser } from '../../server/test/support/relay-seed.ts';
@@ -56,7 +56,7 @@ proxy.advance(ids.done, 'success');
 proxy.advance(ids.running, 'progress', '62%');
 proxy.advance(ids.failed, 'failure', '[Banned prompt] the prompt contains a banned word');
 proxy.advance(ids.alice, 'success');
-await pollMidjourney(relayState(gw.ctx));
+await midjourneyTasks.poll(relayState(gw.ctx));
 // Alice's image can no longer be loaded (an expired upstream link).
 await gw.ctx.db.db
   .updateTable('midjourneys')

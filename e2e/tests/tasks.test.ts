@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from 'vitest';
 import { relayState } from '../../server/src/relay/state.ts';
-import { pollSuno } from '../../server/src/relay/suno/poller.ts';
+import { sunoTasks } from '../../server/src/relay/suno/refresh.ts';
 import { PNG } from '../../server/test/support/mock-midjourney.ts';
 import { AUDIOPIPE, CDN, type SunoApi, startSunoApi, WAV } from '../../server/test/support/mock-suno.ts';
 import { seedChannel, seedToken, seedUser } from '../../server/test/support/relay-seed.ts';
@@ -58,7 +58,7 @@ suno.advance(ids.done, 'complete');
 suno.advance(ids.running, 'streaming');
 suno.advance(ids.failed, 'error', 'Song description contains an artist name');
 suno.advance(ids.alice, 'complete');
-await pollSuno(relayState(gw.ctx));
+await sunoTasks.poll(relayState(gw.ctx));
 
 // Suno's CDN and audio stream, as the browser reaches them for the players and covers.
 for (const host of [CDN, AUDIOPIPE])

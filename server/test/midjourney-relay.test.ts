@@ -2,8 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ChannelStatus, Role } from '@modelgate/shared';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { pollMidjourney } from '../src/relay/midjourney/poller.ts';
-import { applyChanges } from '../src/relay/midjourney/refresh.ts';
+import { midjourneyTasks } from '../src/relay/midjourney/refresh.ts';
 import { tasksByMjId } from '../src/relay/midjourney/store.ts';
 import { relayState } from '../src/relay/state.ts';
 import { type ConsoleClient, loginAs } from './support/console-client.ts';
@@ -36,7 +35,7 @@ for (const engine of DATABASES) {
 
     beforeAll(async () => {
       proxy = await startMidjourneyProxy(SECRET);
-      // The task loop is driven by the tests (pollMidjourney) so every step is deterministic.
+      // The task loop is driven by the tests (midjourneyTasks.poll) so every step is deterministic.
       server = await startServer({ db: engine, env: { TASK_POLL_INTERVAL: '0' } });
       admin = await loginAs(server, { username: 'mjroot', role: Role.Root });
       ({ id: channelId } = await seedChannel(server.ctx, {
@@ -189,11 +188,11 @@ for (const engine of DATABASES) {
       expect(first.status).toBe(200);
       expect(first.body).toMatchObject({ id, action: 'IMAGINE', status: 'IN_PROGRESS', progress: '45%' });
       proxy.advance(id, 'progress', '80%');
-      await pollMidjourney(relayState(server.ctx));
+      await midjourneyTasks.poll(relayState(server.ctx));
       const mid = await call('GET', `/mj/task/${id}/fetch`, token.apiKey);
       expect(mid.body).toMatchObject({ status: 'IN_PROGRESS', progress: '80%' });
       proxy.advance(id, 'success');
-      await pollMidjourney(relayState(server.ctx));
+      await midjourneyTasks.poll(relayState(server.ctx));
       const done = await call('GET', `/mj/task/${id}/fetch`, token.apiKey);
       expect(done.body).toMatchObject({
         id,
@@ -229,7 +228,7 @@ for (const engine of DATABASES) {
       expect(early.status).toBe(400);
       expect(early.body.code).toBe(4);
       proxy.advance(parent, 'success');
-      await pollMidjourney(relayState(server.ctx));
+      await midjourneyTasks.poll(relayState(server.ctx));
       const up = await call('POST', '/mj/submit/change', token.apiKey, {
         taskId: parent,
         action: 'UPSCALE',
@@ -261,7 +260,7 @@ for (const engine of DATABASES) {
       const other = await account();
       const id = await imagine(owner.token.apiKey);
       proxy.advance(id, 'success');
-      await pollMidjourney(relayState(server.ctx));
+      await midjourneyTasks.poll(relayState(server.ctx));
       for (const [method, path, body] of [
         ['GET', `/mj/task/${id}/fetch`, undefined],
         ['GET', '/mj/task/1234567890/fetch', undefined],
@@ -475,13 +474,13 @@ for (const engine of DATABASES) {
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify(proxy.tasks.get(id)),
         }),
-        pollMidjourney(state),
-        pollMidjourney(state),
+        midjourneyTasks.poll(state),
+        midjourneyTasks.poll(state),
       ]);
       expect(notified.status).toBe(200);
       for (const f of fetches)
         expect(f.body).toMatchObject({ id, status: 'FAILURE', failReason: 'Banned prompt detected' });
-      await pollMidjourney(state);
+      await midjourneyTasks.poll(state);
       const b = await books(user.id, token.id);
       expect(b.logs.map((l) => l.quota)).toEqual([IMAGINE, -IMAGINE]);
       expect(b.logs[1].content).toContain(id);
@@ -506,7 +505,7 @@ for (const engine of DATABASES) {
       const state = relayState(server.ctx);
       const won = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          applyChanges(state, row, {
+          midjourneyTasks.apply(state, row, {
             status: 'FAILURE',
             fail_reason: `racer ${i}`,
             progress: '100%',
@@ -529,7 +528,7 @@ for (const engine of DATABASES) {
         .set({ submit_time: Date.now() - 61 * 60_000 })
         .where('mj_id', '=', id)
         .execute();
-      await pollMidjourney(relayState(server.ctx));
+      await midjourneyTasks.poll(relayState(server.ctx));
       const [row] = await tasksByMjId(server.ctx, id);
       expect(row.status).toBe('FAILURE');
       expect(row.fail_reason).toContain('timed out');
@@ -542,10 +541,10 @@ for (const engine of DATABASES) {
       const { user, token } = await account();
       const id = await imagine(token.apiKey, 'patient');
       proxy.failLists(1);
-      await pollMidjourney(relayState(server.ctx));
+      await midjourneyTasks.poll(relayState(server.ctx));
       expect((await tasksByMjId(server.ctx, id))[0].status).toBe('SUBMITTED');
       proxy.advance(id, 'success');
-      await pollMidjourney(relayState(server.ctx));
+      await midjourneyTasks.poll(relayState(server.ctx));
       expect((await tasksByMjId(server.ctx, id))[0].status).toBe('SUCCESS');
       expect((await books(user.id, token.id)).quota).toBe(START - IMAGINE);
     });
@@ -590,7 +589,7 @@ for (const engine of DATABASES) {
           notifyHook: 'https://gateway.example/mj/notify',
         });
         proxy.advance(r.body.result, 'success');
-        await pollMidjourney(relayState(server.ctx));
+        await midjourneyTasks.poll(relayState(server.ctx));
         await expect.poll(() => got.length).toBe(1);
         expect(got[0]).toMatchObject({
           id: r.body.result,
@@ -646,7 +645,7 @@ for (const engine of DATABASES) {
       const token = await seedToken(server.ctx, { userId: owner.userId, remain: START });
       const id = await imagine(token.apiKey, 'for the log');
       proxy.advance(id, 'success');
-      await pollMidjourney(relayState(server.ctx));
+      await midjourneyTasks.poll(relayState(server.ctx));
       const mine = await owner.get(`/api/mj/self/?mj_id=${id}`);
       expect(mine.data).toEqual([
         expect.objectContaining({

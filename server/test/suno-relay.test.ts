@@ -1,8 +1,7 @@
 import { ChannelStatus, Role } from '@modelgate/shared';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { relayState } from '../src/relay/state.ts';
-import { pollSuno } from '../src/relay/suno/poller.ts';
-import { applyChanges } from '../src/relay/suno/refresh.ts';
+import { sunoTasks } from '../src/relay/suno/refresh.ts';
 import { ownTask } from '../src/relay/suno/store.ts';
 import { type ConsoleClient, loginAs } from './support/console-client.ts';
 import { DATABASES } from './support/databases.ts';
@@ -26,7 +25,7 @@ for (const engine of DATABASES) {
 
     beforeAll(async () => {
       suno = await startSunoApi(SECRET);
-      // The task loop is driven by the tests (pollSuno) so every step is deterministic.
+      // The task loop is driven by the tests (sunoTasks.poll) so every step is deterministic.
       server = await startServer({ db: engine, env: { TASK_POLL_INTERVAL: '0' } });
       admin = await loginAs(server, { username: 'sunoroot', role: Role.Root });
       ({ id: channelId } = await seedChannel(server.ctx, {
@@ -201,12 +200,12 @@ for (const engine of DATABASES) {
       const again = await call('GET', `/suno/fetch/${id}`, token.apiKey);
       expect(again.body.data.status).toBe('QUEUED');
       expect(suno.calls.filter((c) => c.path === '/suno/fetch').length).toBe(asked);
-      await pollSuno(relayState(server.ctx));
+      await sunoTasks.poll(relayState(server.ctx));
       const mid = await call('GET', `/suno/fetch/${id}`, token.apiKey);
       expect(mid.body.data).toMatchObject({ status: 'IN_PROGRESS', progress: '50%' });
       expect(mid.body.data.start_time).toBeGreaterThan(0);
       suno.advance(id, 'complete');
-      await pollSuno(relayState(server.ctx));
+      await sunoTasks.poll(relayState(server.ctx));
       const done = await call('POST', '/suno/fetch', token.apiKey, {
         ids: [id, 'no-such-task'],
         action: 'MUSIC',
@@ -442,8 +441,8 @@ for (const engine of DATABASES) {
         Promise.all(
           Array.from({ length: 10 }, () => call('POST', '/suno/fetch', token.apiKey, { ids: [id] })),
         ),
-        pollSuno(state),
-        pollSuno(state),
+        sunoTasks.poll(state),
+        sunoTasks.poll(state),
       ]);
       for (const f of one)
         expect(f.body.data).toMatchObject({
@@ -452,7 +451,7 @@ for (const engine of DATABASES) {
           fail_reason: 'Song description contains artist name',
         });
       for (const f of many) expect(f.body.data[0]).toMatchObject({ task_id: id, status: 'FAILURE' });
-      await pollSuno(state);
+      await sunoTasks.poll(state);
       const b = await books(user.id, token.id);
       expect(b.logs.map((l) => l.quota)).toEqual([MUSIC, -MUSIC]);
       expect(b.logs[1].content).toContain(id);
@@ -488,7 +487,7 @@ for (const engine of DATABASES) {
       const state = relayState(server.ctx);
       const won = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          applyChanges(state, row!, { status: 'FAILURE', fail_reason: `racer ${i}`, progress: '100%' }),
+          sunoTasks.apply(state, row!, { status: 'FAILURE', fail_reason: `racer ${i}`, progress: '100%' }),
         ),
       );
       expect(won.filter(Boolean)).toHaveLength(1);
@@ -508,14 +507,14 @@ for (const engine of DATABASES) {
         .where('task_id', '=', slow)
         .execute();
       suno.failFetches(1);
-      await pollSuno(relayState(server.ctx));
+      await sunoTasks.poll(relayState(server.ctx));
       expect(await ownTask(server.ctx, user.id, slow)).toMatchObject({
         status: 'FAILURE',
         fail_reason: expect.stringContaining('timed out'),
       });
       expect((await ownTask(server.ctx, user.id, patient))?.status).toBe('NOT_START');
       suno.advance(patient, 'complete');
-      await pollSuno(relayState(server.ctx));
+      await sunoTasks.poll(relayState(server.ctx));
       expect((await ownTask(server.ctx, user.id, patient))?.status).toBe('SUCCESS');
       const b = await books(user.id, token.id);
       expect(b.logs.map((l) => l.quota)).toEqual([MUSIC, MUSIC, -MUSIC]);
@@ -534,7 +533,7 @@ for (const engine of DATABASES) {
       const token = await seedToken(server.ctx, { userId: owner.userId, remain: START });
       const id = await music(token.apiKey, 'for the log');
       suno.advance(id, 'complete');
-      await pollSuno(relayState(server.ctx));
+      await sunoTasks.poll(relayState(server.ctx));
       const mine = await owner.get(`/api/task/self?task_id=${id}`);
       expect(mine.data).toEqual([
         expect.objectContaining({

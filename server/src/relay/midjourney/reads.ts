@@ -9,7 +9,7 @@ import { withKey } from '../routing.ts';
 import type { RelayState } from '../state.ts';
 import { currentRows } from '../tasks/current.ts';
 import { invalid, isTerminal, MjCode, MjError, type MjTask, notFound } from './protocol.ts';
-import { refreshTasks } from './refresh.ts';
+import { midjourneyTasks } from './refresh.ts';
 import { ownTask, ownTasks, type TaskRow, tasksByIds, tasksByMjId } from './store.ts';
 import { callChannel, SEED_TIMEOUT_MS } from './upstream.ts';
 import { taskView, validImageSignature } from './view.ts';
@@ -28,7 +28,7 @@ const current = (state: RelayState, req: FastifyRequest, rows: TaskRow[]) =>
   currentRows(req, rows, {
     name: 'midjourney',
     isTerminal,
-    refresh: (stale) => refreshTasks(state, stale),
+    refresh: (stale) => midjourneyTasks.refresh(state, stale),
     reread: (ids) => tasksByIds(state.ctx, ids),
   });
 
@@ -89,7 +89,7 @@ export async function notify(
   if (typeof id !== 'string' || !id) throw invalid('id is required');
   const rows = await tasksByMjId(state.ctx, id);
   if (!rows.length) throw notFound();
-  await refreshTasks(state, rows, true);
+  await midjourneyTasks.refresh(state, rows, true);
   return { code: MjCode.Success, description: 'success', result: id };
 }
 

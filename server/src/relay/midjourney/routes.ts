@@ -7,9 +7,9 @@ import { parseJsonBody } from '../json-body.ts';
 import type { RelayState } from '../state.ts';
 import { startTaskLoop } from '../tasks/loop.ts';
 import type { SubmitKind } from './plan.ts';
-import { midjourneyPlatform } from './poller.ts';
 import { failureBody, MjCode, MjError, notFound, type SubmitResult } from './protocol.ts';
 import { fetchTask, image, imageSeed, listByCondition, notify } from './reads.ts';
+import { midjourneyTasks } from './refresh.ts';
 import { MODES, submit } from './submit.ts';
 
 const SUBMITS: Array<[path: string, kind: SubmitKind]> = [
@@ -107,5 +107,5 @@ export async function registerMidjourney(app: FastifyInstance, state: RelayState
       return reply;
     });
   });
-  startTaskLoop(state.ctx, midjourneyPlatform(state));
+  startTaskLoop(state.ctx, midjourneyTasks.platform(state));
 }

@@ -10,7 +10,7 @@ import {
   type SunoTaskView,
   taskNotExist,
 } from './protocol.ts';
-import { refreshTasks } from './refresh.ts';
+import { sunoTasks } from './refresh.ts';
 import { ownTask, ownTasks, type TaskRow, tasksByIds } from './store.ts';
 import { taskView } from './view.ts';
 
@@ -28,7 +28,7 @@ const current = (state: RelayState, req: FastifyRequest, rows: TaskRow[]) =>
   currentRows(req, rows, {
     name: 'suno',
     isTerminal,
-    refresh: (stale) => refreshTasks(state, stale),
+    refresh: (stale) => sunoTasks.refresh(state, stale),
     reread: (ids) => tasksByIds(state.ctx, ids),
   });
 

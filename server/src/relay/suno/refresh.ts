@@ -1,8 +1,6 @@
 import type { ChannelEntry } from '../cache/channels.ts';
-import { withKey } from '../routing.ts';
 import type { RelayState } from '../state.ts';
-import { TaskFreshness } from '../tasks/freshness.ts';
-import { finishTaskOnce, refundOf } from '../tasks/refund.ts';
+import { TaskRefresh } from '../tasks/refresh.ts';
 import { callTaskChannel } from '../tasks/upstream.ts';
 import { slimData } from './data.ts';
 import {
@@ -14,24 +12,9 @@ import {
   SunoStatus,
   type UpstreamTask,
 } from './protocol.ts';
-import { type TaskChanges, type TaskRow, updateUnfinished } from './store.ts';
+import { type TaskChanges, type TaskRow, unfinishedTasks, updateUnfinished } from './store.ts';
 
-/** A client's fetch refreshes a task from the upstream when the last look is older than this. */
-export const STALE_MS = 3000;
-/** Ids per `POST /suno/fetch` call. */
-const BATCH = 100;
 const POLL_TIMEOUT_MS = 15_000;
-
-const freshness = new WeakMap<RelayState, TaskFreshness>();
-
-function freshnessOf(state: RelayState): TaskFreshness {
-  let f = freshness.get(state);
-  if (!f) {
-    f = new TaskFreshness(STALE_MS);
-    freshness.set(state, f);
-  }
-  return f;
-}
 
 /** How the Suno API proxy takes its secret. */
 export const sunoAuth = (ch: ChannelEntry) => ({ authorization: `Bearer ${ch.key}` });
@@ -96,36 +79,6 @@ export function changesOf(
   return c;
 }
 
-/**
- * Saves changes to an unfinished task. Reaching SUCCESS or FAILURE is a claim only one caller wins
- * (finishTaskOnce); a failure refunds the charge in the same transaction. Returns whether this call changed
- * the row.
- */
-export async function applyChanges(state: RelayState, row: TaskRow, c: TaskChanges): Promise<boolean> {
-  const status = c.status ?? row.status;
-  if (!isTerminal(status)) return updateUnfinished(state.ctx.db.db, row.id, c);
-  const refund =
-    status === SunoStatus.Failure && row.quota > 0
-      ? refundOf(row, modelOf(row.action), row.task_id, String(c.fail_reason ?? row.fail_reason))
-      : null;
-  const won = await finishTaskOnce(state, (trx) => updateUnfinished(trx, row.id, c), refund);
-  freshnessOf(state).forget(row.id);
-  return won;
-}
-
-/** Fails every task given, with the reason (their channel is gone, they never got an upstream id). */
-export async function failTasks(state: RelayState, rows: TaskRow[], reason: string): Promise<void> {
-  const now = Math.floor(Date.now() / 1000);
-  for (const row of rows)
-    await applyChanges(state, row, {
-      status: SunoStatus.Failure,
-      fail_reason: reason,
-      progress: '100%',
-      finish_time: now,
-      updated_at: now,
-    });
-}
-
 /** One `POST /suno/fetch` for these ids: the reports by task id, or null when the upstream answered badly. */
 async function fetchReports(
   state: RelayState,
@@ -155,59 +108,16 @@ async function fetchReports(
   }
 }
 
-/** Asks one channel about its tasks (`POST /suno/fetch` with the ids, in batches) and saves what changed. */
-export async function refreshOnChannel(
-  state: RelayState,
-  channel: ChannelEntry,
-  rows: TaskRow[],
-): Promise<void> {
-  const ch = withKey(channel) ?? channel;
-  const looks = freshnessOf(state);
-  for (let i = 0; i < rows.length; i += BATCH) {
-    const part = rows.slice(i, i + BATCH);
-    const reports = await fetchReports(
-      state,
-      ch,
-      part.map((r) => r.task_id),
-    );
-    const now = Date.now();
-    for (const row of part) {
-      // A task the upstream did not report (or could not be asked about) can still time out.
-      const c = changesOf(state, row, reports?.get(row.task_id) ?? null, Math.floor(now / 1000));
-      if (c) await applyChanges(state, row, c);
-      // Only once saved: a read in between must not take the record for fresh.
-      if (!c || !isTerminal(c.status ?? row.status)) looks.seen(row.id, now);
-    }
-  }
-}
-
-async function refreshGrouped(state: RelayState, rows: TaskRow[]): Promise<void> {
-  const byChannel = new Map<number, TaskRow[]>();
-  for (const r of rows) byChannel.set(r.channel_id, [...(byChannel.get(r.channel_id) ?? []), r]);
-  for (const [channelId, list] of byChannel) {
-    const ch = state.channels.get(channelId);
-    if (ch) await refreshOnChannel(state, ch, list);
-    else await failTasks(state, list, `channel #${channelId} no longer exists`);
-  }
-}
-
-/**
- * Brings unfinished tasks up to date from their channels, one upstream call per channel and batch. A client's
- * read (`force` false) asks only about tasks not looked at for STALE_MS, and concurrent reads of a task in this
- * process share one call. The task loop (`force`) always asks: it may race the reads, which the final-state
- * claim makes harmless.
- */
-export async function refreshTasks(state: RelayState, rows: TaskRow[], force = false): Promise<void> {
-  const now = Date.now();
-  const looks = freshnessOf(state);
-  const due = rows.filter((r) => r.task_id && !isTerminal(r.status) && (force || looks.isStale(r.id, now)));
-  if (!due.length) return;
-  if (force) return refreshGrouped(state, due);
-  const byRowId = new Map(due.map((r) => [r.id, r]));
-  await looks.join([...byRowId.keys()], (fresh) =>
-    refreshGrouped(
-      state,
-      fresh.map((id) => byRowId.get(id)!),
-    ),
-  );
-}
+/** Suno's tasks in the shared task refresh: rows of `tasks` of platform suno, asked about with `POST /suno/fetch`. */
+export const sunoTasks = new TaskRefresh<TaskRow, TaskChanges, UpstreamTask>({
+  name: 'suno',
+  failed: SunoStatus.Failure,
+  isTerminal,
+  upstreamId: (row) => row.task_id,
+  model: (row) => modelOf(row.action),
+  fetchReports,
+  clock: (ms) => Math.floor(ms / 1000),
+  changesOf,
+  unfinished: unfinishedTasks,
+  updateUnfinished,
+});

@@ -6,9 +6,9 @@ import { setRelayCors } from '../exchange.ts';
 import { parseJsonBody } from '../json-body.ts';
 import type { RelayState } from '../state.ts';
 import { startTaskLoop } from '../tasks/loop.ts';
-import { sunoPlatform } from './poller.ts';
 import { failureBody, type SunoAnswer, SunoError } from './protocol.ts';
 import { fetchMany, fetchOne } from './reads.ts';
+import { sunoTasks } from './refresh.ts';
 import { submit } from './submit.ts';
 
 /** Any error of a Suno route as the proxy's answer: `{code, message, data: null}`. */
@@ -70,5 +70,5 @@ export async function registerSuno(app: FastifyInstance, state: RelayState): Pro
     r.post('/suno/fetch', async (req) => fetchMany(state, req));
     r.get('/suno/fetch/:id', async (req) => fetchOne(state, req));
   });
-  startTaskLoop(state.ctx, sunoPlatform(state));
+  startTaskLoop(state.ctx, sunoTasks.platform(state));
 }
