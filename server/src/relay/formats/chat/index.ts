@@ -1,5 +1,7 @@
+import { openaiEmbedBody, openaiEmbedTexts } from '../embeddings.ts';
 import type { WireCodec } from '../hub.ts';
-import { decodeError, encodeError } from './errors.ts';
+import { decodeError, encodeError, encodeStreamError, errorInAnswer } from './errors.ts';
+import { openaiModels } from './models.ts';
 import { decodeRequest, encodeRequest } from './request.ts';
 import { decodeResponse, encodeResponse } from './response.ts';
 import { streamDecoder } from './stream-decoder.ts';
@@ -19,4 +21,12 @@ export const chatCodec: WireCodec = {
   streamEncoder,
   decodeError,
   encodeError,
+  encodeStreamError,
+  openaiErrors: true,
+  inspectOnly: true,
+  streamUsageOption: true,
+  chatChunks: true,
+  errorInAnswer,
+  embeddings: { texts: openaiEmbedTexts, body: openaiEmbedBody },
+  models: openaiModels,
 };
