@@ -21,6 +21,20 @@ export interface EmbeddingsWire {
   body(model: string, texts: string[]): Record<string, unknown>;
   /** The action named in the URL, for one text asked for singly or for a batch (Gemini). */
   action?(single: boolean): string;
+  /** The vectors of an answer in this format, in input order. */
+  vectors(json: unknown): number[][];
+  /** The prompt tokens an answer reports (Gemini's report none: counted here). */
+  promptTokens?(json: unknown): number;
+  /** Vectors as this format's answer to `request` (a batch endpoint's when `batch`). */
+  answer(vectors: number[][], to: EmbeddingsAnswerTo): unknown;
+}
+
+/** What an embeddings answer says besides the vectors, and the request it answers. */
+export interface EmbeddingsAnswerTo {
+  model: string;
+  promptTokens: number;
+  request: Record<string, unknown> | undefined;
+  batch: boolean;
 }
 
 /** The model list and one model in a format's own shape; `ownedBy` names a model's owner (OpenAI's list). */

@@ -1,4 +1,4 @@
-import { openaiEmbedBody, openaiEmbedTexts } from '../embeddings.ts';
+import { embeddingList, openaiEmbedBody, openaiEmbedTexts, openaiVectors } from '../embeddings.ts';
 import type { WireCodec } from '../hub.ts';
 import { decodeError, encodeError, encodeStreamError, errorInAnswer } from './errors.ts';
 import { openaiModels } from './models.ts';
@@ -27,6 +27,15 @@ export const chatCodec: WireCodec = {
   streamUsageOption: true,
   chatChunks: true,
   errorInAnswer,
-  embeddings: { texts: openaiEmbedTexts, body: openaiEmbedBody },
+  embeddings: {
+    texts: openaiEmbedTexts,
+    body: openaiEmbedBody,
+    vectors: openaiVectors,
+    promptTokens: (json) =>
+      Number((json as { usage?: { prompt_tokens?: unknown } })?.usage?.prompt_tokens) || 0,
+    // The official SDKs ask for base64 (float32 little-endian bytes) by default.
+    answer: (vectors, to) =>
+      embeddingList(vectors, to.model, to.promptTokens, to.request?.encoding_format === 'base64'),
+  },
   models: openaiModels,
 };

@@ -1,5 +1,5 @@
 import { badRequest } from '../../errors.ts';
-import { geminiBatchBody, geminiEmbedTexts } from '../embeddings.ts';
+import { geminiBatchBody, geminiEmbedAnswer, geminiEmbedTexts, geminiVectors } from '../embeddings.ts';
 import type { WireCodec } from '../hub.ts';
 import { decodeError, encodeError, encodeStreamError } from './errors.ts';
 import { geminiModels } from './models.ts';
@@ -46,6 +46,8 @@ export const geminiCodec: WireCodec = {
     texts: geminiEmbedTexts,
     body: geminiBatchBody,
     action: (single) => (single ? 'embedContent' : 'batchEmbedContents'),
+    vectors: geminiVectors,
+    answer: (vectors, to) => geminiEmbedAnswer(vectors, to.batch),
   },
   models: geminiModels,
 };
