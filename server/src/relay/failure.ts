@@ -27,7 +27,8 @@ function encodedFailure(
   log: FastifyBaseLogger,
 ): { status: number; body: unknown } {
   const openai = relayFailure(err, requestId, log);
-  if (format === 'openai' || format === 'responses') return openai;
+  const codec = codecFor(format);
+  if (codec.openaiErrors) return openai;
   const e = openai.body.error;
   const suffix = ` (request id: ${requestId})`;
   const hub: HubError = {
@@ -45,5 +46,5 @@ function encodedFailure(
     code: e.code,
     param: e.param,
   };
-  return codecFor(format).encodeError(hub, requestId);
+  return codec.encodeError(hub, requestId);
 }

@@ -6,12 +6,11 @@ import type { CallAbort } from './call-abort.ts';
 import { RelayError, upstreamError } from './errors.ts';
 import type { RelayReply, RelayRequest } from './exchange.ts';
 import { codecFor, upstreamCodecFor } from './formats/codecs.ts';
-import { sseData, sseEvent } from './formats/common.ts';
 import { sealAnswer } from './formats/envelope/answer.ts';
 import { envelopeKeyOf } from './formats/envelope/keys.ts';
 import { sealingEncoder } from './formats/envelope/stream.ts';
 import { DROPPED_TOOLS_HEADER } from './formats/hosted-tools.ts';
-import type { CodecContext, HubError, HubRequest, HubUsage, WireFormat } from './formats/hub.ts';
+import type { CodecContext, HubRequest, HubUsage } from './formats/hub.ts';
 import { countPrompt, usageFromHub } from './formats/hub-count.ts';
 import { answerBlocked, guardAnswerParts, guardChatAnswer } from './guardrails/whole-answer.ts';
 import type { Produced, RelayInput } from './input.ts';
@@ -78,24 +77,19 @@ export async function answerInFormats(x: FormatExchange, text: string): Promise<
   } catch {
     throw malformedAnswer();
   }
-  // An OpenAI-compatible host's error inside a 200 answer relayed as it came: a failure another channel may
-  // do better at (a converted answer's error is read by its codec).
-  if (
-    !x.out.converted &&
-    x.call.format === 'openai' &&
-    json?.error &&
-    typeof json.error === 'object' &&
-    json.error.type
-  )
+  const upstream = upstreamCodecFor(x.call.format);
+  // An error inside a 200 answer relayed as it came: a failure another channel may do better at (a converted
+  // answer's error is read by its codec).
+  if (!x.out.converted && upstream.errorInAnswer?.(json))
     throw upstreamError(500, text, [x.ch.key, x.ch.baseUrl]);
   noteDroppedTools(x);
-  const answer = upstreamCodecFor(x.call.format).decodeResponse(json, upstreamCtx(x));
+  const answer = upstream.decodeResponse(json, upstreamCtx(x));
   const usage = await billable(x, answer.usage, () => answerText(answer.parts));
   const produced = { usage, firstAt: 0, finish: answer.stop };
-  // Guardrails, answer side: an OpenAI answer relayed as it came is masked in its JSON; any other is masked in
-  // the hub and re-encoded.
+  // Guardrails, answer side: a chat answer relayed as it came is masked in its JSON; any other is masked in the
+  // hub and re-encoded.
   const guard = x.input.answerGuard?.();
-  if (guard && !x.out.converted && x.call.format === 'openai')
+  if (guard && !x.out.converted && upstream.chatChunks)
     return { answer: { body: guardChatAnswer(guard, json), contentType: 'application/json' }, produced };
   if (guard) guardAnswerParts(guard, answer.parts);
   if (!x.out.converted && !guard)
@@ -114,8 +108,10 @@ export async function streamInFormats(x: FormatExchange): Promise<Produced> {
   const pingOn = state.ctx.options.bool('general_setting.ping_interval_enabled');
   const array = x.input.jsonArray === true;
   // OpenAI clients' answers are chat chunks (completions' too): the channel's chunk rewrites apply to them.
-  const rewrite = x.input.format === 'openai' ? chunkRewrite(x.ch) : undefined;
-  const sameOpenai = !x.out.converted && x.call.format === 'openai';
+  const client = codecFor(x.input.format);
+  const rewrite = client.chatChunks ? chunkRewrite(x.ch) : undefined;
+  const upstream = upstreamCodecFor(x.call.format);
+  const sameOpenai = !x.out.converted && upstream.chatChunks === true;
   // Guardrails, answer side: a relayed OpenAI stream passes its chunks through the guard; any other stream is
   // checked on its hub events, so a same-format one is re-encoded while a policy reads answers.
   const guard = x.input.answerGuard?.();
@@ -136,12 +132,12 @@ export async function streamInFormats(x: FormatExchange): Promise<Produced> {
         pingOn && !array ? Math.max(1, state.ctx.options.int('general_setting.ping_interval_seconds')) : 0,
       abort: () => x.controller.abort(),
       onStart: () => reply.hijack(),
-      decoder: upstreamCodecFor(x.call.format).streamDecoder(upstreamCtx(x)),
-      newDecoder: () => upstreamCodecFor(x.call.format).streamDecoder(upstreamCtx(x)),
+      decoder: upstream.streamDecoder(upstreamCtx(x)),
+      newDecoder: () => upstream.streamDecoder(upstreamCtx(x)),
       encoder: x.out.converted
         ? rewritingEncoder(
             sealingEncoder(
-              codecFor(x.input.format).streamEncoder(clientCtx(x)),
+              client.streamEncoder(clientCtx(x)),
               x.call.format,
               x.input.format,
               envelopeKeyOf(x.call.options),
@@ -149,7 +145,7 @@ export async function streamInFormats(x: FormatExchange): Promise<Produced> {
             rewrite,
           )
         : reencoded
-          ? codecFor(x.input.format).streamEncoder(clientCtx(x))
+          ? client.streamEncoder(clientCtx(x))
           : undefined,
       arrayFrames: array && !x.out.converted && !reencoded,
       relayEvent: sameOpenai
@@ -157,7 +153,7 @@ export async function streamInFormats(x: FormatExchange): Promise<Produced> {
         : undefined,
       guard,
       closing: sameOpenai ? closing : undefined,
-      errorFrame: (err) => streamErrorFrame(x.input.format, err, x.req.id),
+      errorFrame: (err) => client.encodeStreamError(err, x.req.id),
     },
     x.startedAt,
   );
@@ -240,20 +236,4 @@ function answerText(parts: Array<{ type: string; text?: string; name?: string; a
     } else if (typeof p.text === 'string') text += p.text;
   }
   return { text, calls };
-}
-
-/** The event that ends a same-format stream after a failure mid-stream, in the client's protocol. */
-function streamErrorFrame(format: WireFormat, err: HubError, requestId: string): string {
-  const { body } = codecFor(format).encodeError(err, requestId);
-  if (format === 'anthropic') return sseEvent('error', body);
-  if (format === 'responses') {
-    const e = (body as { error?: Record<string, unknown> }).error ?? {};
-    return sseEvent('error', {
-      type: 'error',
-      code: e.code ?? null,
-      message: e.message,
-      param: e.param ?? null,
-    });
-  }
-  return sseData(body);
 }

@@ -2,8 +2,8 @@ import { textSize } from './billing/prompt-size.ts';
 import type { Endpoint } from './endpoints.ts';
 import { badRequest } from './errors.ts';
 import type { RelayRequest } from './exchange.ts';
+import type { EmbeddingsWire } from './formats/codec.ts';
 import { codecFor } from './formats/codecs.ts';
-import { geminiEmbedTexts } from './formats/embeddings.ts';
 import type { HubRequest, WireFormat } from './formats/hub.ts';
 import { countPrompt, promptSize } from './formats/hub-count.ts';
 import { inspectJson } from './formats/openai/request.ts';
@@ -15,21 +15,22 @@ import type { RelayInput } from './input.ts';
  * own protocol's terms before anything is held or sent.
  */
 export function inputOf(ep: Endpoint, body: unknown, req: RelayRequest): RelayInput {
-  if (ep.format === 'openai')
+  const codec = codecFor(ep.format);
+  if (codec.inspectOnly)
     return {
       mode: ep.mode,
-      format: 'openai',
+      format: ep.format,
       info: inspectJson(ep.mode, body),
       json: body as Record<string, unknown>,
     };
   if (!body || typeof body !== 'object' || Array.isArray(body))
     throw badRequest('request body must be a JSON object', 'invalid_request');
-  if (ep.format === 'gemini' && ep.mode === 'embeddings')
-    return geminiEmbedInput(ep, body as Record<string, unknown>);
+  if (ep.mode === 'embeddings' && codec.embeddings)
+    return embeddingsInput(ep, body as Record<string, unknown>, codec.embeddings);
   let json = body as Record<string, unknown>;
-  if (ep.mode === 'count_tokens') json = countingBody(ep.format, json);
+  if (ep.mode === 'count_tokens' && codec.countingBody) json = codec.countingBody(json);
   const stream = ep.stream ?? json.stream === true;
-  const hub = codecFor(ep.format).decodeRequest(json, {
+  const hub = codec.decodeRequest(json, {
     model: ep.model ?? (typeof json.model === 'string' ? json.model : ''),
     stream,
     requestId: req.id,
@@ -43,7 +44,7 @@ export function inputOf(ep: Endpoint, body: unknown, req: RelayRequest): RelayIn
     format: ep.format,
     hub,
     json,
-    jsonArray: ep.format === 'gemini' && hub.stream && query?.alt !== 'sse',
+    jsonArray: hub.stream && codec.streamsJsonArray?.(query) === true,
     info: {
       model: hub.model,
       stream: hub.stream,
@@ -59,31 +60,17 @@ export function inputOf(ep: Endpoint, body: unknown, req: RelayRequest): RelayIn
 /** The answer of a count-tokens endpoint (counted here with the local tokenizer; never billed). */
 export async function countTokensAnswer(format: WireFormat, hub: HubRequest): Promise<unknown> {
   const n = await countPrompt(hub.model, hub);
-  if (format === 'gemini') return { totalTokens: n };
-  if (format === 'responses') return { object: 'response.input_tokens', input_tokens: n };
-  return { input_tokens: n };
+  return codecFor(format).countAnswer?.(n) ?? { input_tokens: n };
 }
 
-/**
- * A count-tokens body as the generation request it counts: Anthropic's has no max_tokens (its generation
- * request requires one), Gemini's may wrap the request in `generateContentRequest`.
- */
-function countingBody(format: WireFormat, json: Record<string, unknown>): Record<string, unknown> {
-  if (format === 'anthropic' && json.max_tokens === undefined) return { ...json, max_tokens: 1 };
-  const wrapped = json.generateContentRequest;
-  if (format === 'gemini' && wrapped && typeof wrapped === 'object' && !Array.isArray(wrapped))
-    return wrapped as Record<string, unknown>;
-  return json;
-}
-
-/** Gemini's embedContent / batchEmbedContents as the relay's embeddings input. */
-function geminiEmbedInput(ep: Endpoint, json: Record<string, unknown>): RelayInput {
+/** An embeddings request of a decoded format (Gemini's embedContent / batchEmbedContents) as the relay's input. */
+function embeddingsInput(ep: Endpoint, json: Record<string, unknown>, wire: EmbeddingsWire): RelayInput {
   const batch = ep.action === 'batchEmbedContents';
-  const texts = geminiEmbedTexts(json, batch);
+  const texts = wire.texts(json, batch);
   const text = texts.join('\n');
   return {
     mode: 'embeddings',
-    format: 'gemini',
+    format: ep.format,
     json,
     embedBatch: batch,
     embedTexts: texts,

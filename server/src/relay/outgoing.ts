@@ -3,9 +3,8 @@ import { FormData } from 'undici';
 import type { OptionStore } from '../modules/options/store.ts';
 import type { ChannelEntry } from './cache/channels.ts';
 import { dropEndUser, type EndUserPolicy } from './end-user.ts';
-import { badRequest } from './errors.ts';
-import { codecFor, upstreamCodecFor } from './formats/codecs.ts';
-import { geminiBatchBody, openaiEmbedBody, openaiEmbedTexts } from './formats/embeddings.ts';
+import { codecFor, upstreamCodecFor, upstreamCodecOf } from './formats/codecs.ts';
+import { openaiEmbedBody, openaiEmbedTexts } from './formats/embeddings.ts';
 import { envelopeKeyOf } from './formats/envelope/keys.ts';
 import { openEnvelopes } from './formats/envelope/request.ts';
 import { ENVELOPE_PREFIX } from './formats/envelope/seal.ts';
@@ -14,7 +13,6 @@ import type { CodecContext, HubRequest } from './formats/hub.ts';
 import { MODE_PATHS } from './formats/openai/request.ts';
 import type { RelayInput } from './input.ts';
 import { rawJsonOf } from './json-body.ts';
-import { claudeDefaultMaxTokens } from './providers/anthropic/index.ts';
 import type { ProviderAdapter, UpstreamCall } from './providers/types.ts';
 
 /** One call to one channel: the wire format its host speaks for this request, the path and mapped model. */
@@ -34,21 +32,19 @@ export function callFor(
       : input.mode === 'embeddings'
         ? (adapter.embeddingFormat ?? 'openai')
         : 'openai';
+  const codec = upstreamCodecOf(format);
+  const embedAction = input.mode === 'embeddings' ? codec?.embeddings?.action : undefined;
   return {
     mode: input.mode,
     format,
-    path: format === 'responses' ? '/v1/responses' : MODE_PATHS[input.mode],
+    path: codec?.chatPath ?? MODE_PATHS[input.mode],
     model,
     stream: input.info.stream,
     query: q >= 0 ? url.slice(q + 1) : '',
     clientHeaders,
     options,
-    ...(format === 'gemini' && input.mode === 'embeddings'
-      ? {
-          geminiAction:
-            input.format === 'gemini' && !input.embedBatch ? 'embedContent' : 'batchEmbedContents',
-        }
-      : {}),
+    // A client that asked for one text singly (Gemini's embedContent) is answered singly.
+    ...(embedAction ? { geminiAction: embedAction(input.embedBatch === false) } : {}),
   };
 }
 
@@ -89,13 +85,9 @@ export function outgoingFor(
   if (input.mode === 'embeddings' && call.format !== input.format) {
     const texts = input.embedTexts ?? openaiEmbedTexts(input.json);
     const json =
-      call.format === 'gemini'
-        ? geminiBatchBody(call.model, texts)
-        : call.format === 'openai'
-          ? openaiEmbedBody(call.model, texts)
-          : adapter.embeddings
-            ? adapter.embeddings.body(call.model, texts, call)
-            : openaiEmbedBody(call.model, texts);
+      upstreamCodecOf(call.format)?.embeddings?.body(call.model, texts) ??
+      adapter.embeddings?.body(call.model, texts, call) ??
+      openaiEmbedBody(call.model, texts);
     const out = finish(json, call, adapter, ch);
     out.embedConverted = true;
     return out;
@@ -103,13 +95,13 @@ export function outgoingFor(
   const raw = rawJsonOf(input.json);
   if (passThrough) return { body: raw ?? JSON.stringify(input.json), json: input.json };
   const json: Record<string, unknown> = { ...input.json };
+  const codec = upstreamCodecOf(call.format);
   let edited = false;
-  // Gemini names the model in the URL, every other format in the body.
-  if (call.format !== 'gemini' && json.model !== call.model) {
+  if (!codec?.modelInUrl && json.model !== call.model) {
     json.model = call.model;
     edited = true;
   }
-  if (call.format === 'openai') {
+  if (codec?.streamUsageOption) {
     const so = input.json.stream_options as Record<string, unknown> | undefined;
     if (call.stream && adapter.streamUsage(ch)) {
       if (so?.include_usage !== true) {
@@ -138,22 +130,11 @@ function converted(
   requestId: string,
   endUser: EndUserPolicy,
 ): Outgoing {
-  const other = call.format !== input.format;
-  if (other && input.format === 'responses' && input.json?.previous_response_id)
-    throw badRequest(
-      `previous_response_id cannot be resolved for model ${input.info.model}: its channel does not store responses; send the whole conversation in input`,
-      'invalid_value',
-      'previous_response_id',
-    );
-  if (other && input.format === 'gemini' && typeof input.json?.cachedContent === 'string')
-    throw badRequest(
-      `cachedContent cannot be used with model ${input.info.model}: its channel is not Gemini's`,
-      'invalid_value',
-      'cachedContent',
-    );
+  const client = codecFor(input.format);
+  if (call.format !== input.format) client.refuseConversion?.(input.json ?? {}, input.info.model);
   const ctx: CodecContext = { model: call.model, stream: call.stream, requestId };
   // OpenAI chat clients are decoded only when a channel of another format serves them; kept for retries.
-  input.hub ??= codecFor(input.format).decodeRequest(input.json ?? {}, {
+  input.hub ??= client.decodeRequest(input.json ?? {}, {
     model: input.info.model,
     stream: call.stream,
     requestId,
@@ -177,9 +158,10 @@ function converted(
     call.format,
     envelopeKeyOf(call.options),
   );
-  if (call.format === 'anthropic') ctx.defaultMaxTokens = claudeDefaultMaxTokens(call);
-  const json = upstreamCodecFor(call.format).encodeRequest(hub, ctx);
-  if (call.format === 'openai' && !adapter.streamUsage(ch)) delete json.stream_options;
+  const upstream = upstreamCodecFor(call.format);
+  if (upstream.defaultMaxTokens) ctx.defaultMaxTokens = upstream.defaultMaxTokens(call);
+  const json = upstream.encodeRequest(hub, ctx);
+  if (upstream.streamUsageOption && !adapter.streamUsage(ch)) delete json.stream_options;
   const out = finish(json, call, adapter, ch);
   out.converted = hub;
   if (hosted.dropped.length) out.droppedTools = hosted.dropped;
@@ -193,7 +175,7 @@ function converted(
  * Envelopes are whole JSON strings, so the raw text is searched for one starting a string.
  */
 function strayEnvelope(input: RelayInput): boolean {
-  if (input.format === 'openai' || !input.hub) return false;
+  if (codecFor(input.format).inspectOnly || !input.hub) return false;
   return (rawJsonOf(input.json ?? {}) ?? JSON.stringify(input.json)).includes(`"${ENVELOPE_PREFIX}`);
 }
 

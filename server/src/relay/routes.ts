@@ -9,6 +9,8 @@ import { type Endpoint, EXACT_ENDPOINTS, endpointOf, GEMINI_PREFIXES, geminiEndp
 import { badRequest, failureStatus, RelayError } from './errors.ts';
 import { type RelayReply, type RelayRequest, setRelayCors } from './exchange.ts';
 import { failureIn } from './failure.ts';
+import { openaiModels } from './formats/chat/models.ts';
+import { codecFor } from './formats/codecs.ts';
 import type { WireFormat } from './formats/hub.ts';
 import { inspectJson, type Mode } from './formats/openai/request.ts';
 import { countTokensAnswer, inputOf } from './inbound.ts';
@@ -43,8 +45,6 @@ export const RELAY_PREFIXES = [
   '/suno',
   '/dashboard',
 ];
-
-const MODEL_CREATED = 1626777600;
 
 /** The relay's routes, in their own Fastify scope so errors keep OpenAI's shape while /api keeps the envelope. */
 export async function registerRelay(app: FastifyInstance, ctx: AppContext, lane: Lane): Promise<void> {
@@ -201,12 +201,7 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext, lane:
       if (limits) models = models.filter((m) => limits.has(m));
       return { caller, models };
     };
-    const modelObject = (id: string, group: string) => ({
-      id,
-      object: 'model',
-      created: MODEL_CREATED,
-      owned_by: ownedBy(group, id),
-    });
+    const listingOf = (format: WireFormat) => codecFor(format).models ?? openaiModels;
 
     // Playground: the console session pays from the user's balance (no token), in the group the body names.
     r.post('/pg/chat/completions', { preHandler: requireUser(ctx) }, async (req, reply) => {
@@ -256,9 +251,7 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext, lane:
     };
     const modelList = async (req: FastifyRequest, format: WireFormat) => {
       const { caller, models } = await visibleModels(req);
-      if (format === 'anthropic') return anthropicModelList(models);
-      if (format === 'gemini') return { models: models.map(geminiModel) };
-      return { object: 'list', data: models.map((id) => modelObject(id, caller.group)) };
+      return listingOf(format).list(models, (id) => ownedBy(caller.group, id));
     };
     const oneModel = async (req: FastifyRequest, format: WireFormat) => {
       const { caller, models } = await visibleModels(req);
@@ -271,9 +264,7 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext, lane:
           'model_not_found',
           'model',
         );
-      if (format === 'anthropic') return anthropicModel(id);
-      if (format === 'gemini') return geminiModel(id);
-      return modelObject(id, caller.group);
+      return listingOf(format).one(id, (m) => ownedBy(caller.group, m));
     };
     r.get('/v1/models', async (req) => {
       const format = listFormat(req);
@@ -308,30 +299,3 @@ const pathOf = (url: string) => {
 
 const notFound = (url: string) =>
   new RelayError(404, `Invalid URL (POST ${pathOf(url)})`, 'invalid_request_error', 'not_found');
-
-const ANTHROPIC_MODEL_CREATED = new Date(MODEL_CREATED * 1000).toISOString();
-
-const anthropicModel = (id: string) => ({
-  type: 'model',
-  id,
-  display_name: id,
-  created_at: ANTHROPIC_MODEL_CREATED,
-});
-
-/** Anthropic's model list page (all models in one page). */
-const anthropicModelList = (models: string[]) => ({
-  data: models.map(anthropicModel),
-  has_more: false,
-  first_id: models[0] ?? null,
-  last_id: models[models.length - 1] ?? null,
-});
-
-/** A model in Google's list shape. */
-const geminiModel = (id: string) => ({
-  name: `models/${id}`,
-  version: '001',
-  displayName: id,
-  supportedGenerationMethods: /embed/i.test(id)
-    ? ['embedContent', 'batchEmbedContents']
-    : ['generateContent', 'streamGenerateContent', 'countTokens'],
-});

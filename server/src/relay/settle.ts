@@ -5,6 +5,7 @@ import { textQuota, webSearchQuota } from './billing/quota.ts';
 import type { ChannelEntry } from './cache/channels.ts';
 import type { Produced } from './input.ts';
 import type { SettledCall } from './relay-call.ts';
+import { chargeOf, type LogOutcome, subjectOf, usageLogRow } from './usage-log.ts';
 
 /**
  * Turns the hold into the charge, queues the counters and the usage log row (with the upstream cost: the same
@@ -88,40 +89,21 @@ async function charge(call: SettledCall, produced: Produced, ch: ChannelEntry): 
   let content = logContent(price);
   if (chain.length > 1) content += `，重试：${chain.join('->')}`;
   if (produced.note) content += `（${produced.note}）`;
-  const nothing = usage.promptTokens + usage.completionTokens === 0;
-  state.writer.push({
-    userId: caller.user.id,
-    user: caller.user.balance,
-    tokenId: caller.token?.id ?? 0,
-    token: caller.token?.balance,
+  const outcome: LogOutcome = {
+    type: LogType.Consume,
+    content,
+    other,
     channelId: ch.id,
     quota,
-    countRequest: !nothing,
-    log: ctx.options.bool('LogConsumeEnabled')
-      ? {
-          user_id: caller.user.id,
-          created_at: Math.floor(Date.now() / 1000),
-          type: LogType.Consume,
-          content,
-          username: caller.user.username,
-          token_name: caller.tokenName,
-          token_id: caller.token?.id ?? 0,
-          model_name: input.info.model,
-          quota,
-          cost,
-          prompt_tokens: usage.promptTokens,
-          completion_tokens: usage.completionTokens,
-          use_time: Math.round(useMs / 1000),
-          first_time: produced.firstAt,
-          is_stream: isStream,
-          channel_id: ch.id,
-          group: caller.group,
-          ip: req.ip ?? '',
-          request_id: req.id,
-          other: JSON.stringify(other),
-        }
-      : undefined,
-  });
+    cost,
+    promptTokens: usage.promptTokens,
+    completionTokens: usage.completionTokens,
+    useTime: Math.round(useMs / 1000),
+    firstTime: produced.firstAt,
+  };
+  const log = ctx.options.bool('LogConsumeEnabled') ? usageLogRow(subjectOf(call), outcome) : undefined;
+  const nothing = usage.promptTokens + usage.completionTokens === 0;
+  state.writer.push(chargeOf(caller, outcome, !nothing, log));
   if (quota > 0) state.notifier.afterCharge(caller.user, before, caller.user.balance.available);
   return quota;
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { codecFor } from '../formats/codecs.ts';
 import type { RelayInput } from '../input.ts';
 
 /** Session headers agent clients send (Codex sends `session_id`). */
@@ -31,9 +32,8 @@ export function conversationOf(input: RelayInput, headers: IncomingHttpHeaders):
   if (!body) return undefined;
   if (typeof body.prompt_cache_key === 'string' && body.prompt_cache_key)
     return { id: `p:${body.prompt_cache_key}`, continues: true };
-  const meta = body.metadata as { user_id?: unknown } | undefined;
-  if (input.format === 'anthropic' && typeof meta?.user_id === 'string' && meta.user_id)
-    return { id: `u:${meta.user_id}`, continues: true };
+  const user = codecFor(input.format).conversationKey?.(body);
+  if (user) return { id: `u:${user}`, continues: true };
   const list = [body.messages, body.input, body.contents].find(Array.isArray) as unknown[] | undefined;
   const at = list ? firstMessageAt(list) : -1;
   if (!list || at < 0) return undefined;

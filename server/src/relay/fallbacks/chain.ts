@@ -1,5 +1,6 @@
 import type { OptionStore } from '../../modules/options/store.ts';
 import type { Caller } from '../auth.ts';
+import { codecFor } from '../formats/codecs.ts';
 import type { RelayInput } from '../input.ts';
 
 /** The most fallback models one request tries after its own. */
@@ -49,7 +50,7 @@ export function takeClientModels(input: RelayInput): string[] | undefined {
 
 /** The same request for another model: the model in the body (but Gemini's, named in the URL) and the hub. */
 export function inputFor(input: RelayInput, model: string): RelayInput {
-  const json = input.json && input.format !== 'gemini' ? { ...input.json, model } : input.json;
+  const json = input.json && !codecFor(input.format).modelInUrl ? { ...input.json, model } : input.json;
   return {
     ...input,
     info: { ...input.info, model },

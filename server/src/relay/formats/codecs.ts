@@ -34,9 +34,13 @@ const UPSTREAM_ONLY: Partial<Record<UpstreamFormat, UpstreamCodec>> = {
 /** The codec of a client's wire format. */
 export const codecFor = (format: WireFormat): WireCodec => CODECS[format];
 
+/** The codec of the format an upstream speaks, when the gateway has one (a provider may map its own shape). */
+export const upstreamCodecOf = (format: UpstreamFormat): UpstreamCodec | undefined =>
+  (CODECS as Partial<Record<UpstreamFormat, UpstreamCodec>>)[format] ?? UPSTREAM_ONLY[format];
+
 /** The codec of the format an upstream speaks. */
 export function upstreamCodecFor(format: UpstreamFormat): UpstreamCodec {
-  const codec = (CODECS as Partial<Record<UpstreamFormat, UpstreamCodec>>)[format] ?? UPSTREAM_ONLY[format];
+  const codec = upstreamCodecOf(format);
   if (!codec) throw new Error(`no codec for the upstream format ${format}`);
   return codec;
 }

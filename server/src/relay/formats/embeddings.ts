@@ -40,28 +40,28 @@ export const geminiBatchBody = (model: string, texts: string[]) => ({
   requests: texts.map((text) => ({ model: `models/${model}`, content: { parts: [{ text }] } })),
 });
 
-/** An OpenAI embeddings answer as Gemini's (one embedding, or a batch). */
-export function geminiEmbedAnswer(json: any, batch: boolean): unknown {
+/** The vectors of an OpenAI embeddings answer, in input order. */
+export function openaiVectors(json: any): number[][] {
   const data = Array.isArray(json?.data)
     ? [...json.data].sort((a, b) => (a?.index ?? 0) - (b?.index ?? 0))
     : [];
-  const values = data.map((d) => ({ values: Array.isArray(d?.embedding) ? d.embedding : [] }));
-  return batch ? { embeddings: values } : { embedding: values[0] ?? { values: [] } };
+  return data.map((d) => (Array.isArray(d?.embedding) ? d.embedding : []));
 }
 
-/** A Gemini embeddings answer (single or batch) as OpenAI's, with the prompt tokens the gateway counted. */
-export function openaiEmbedAnswer(json: any, model: string, promptTokens: number, base64 = false): unknown {
+/** The vectors of a Gemini embeddings answer (single or batch). */
+export function geminiVectors(json: any): number[][] {
   const list: Array<{ values?: number[] }> = Array.isArray(json?.embeddings)
     ? json.embeddings
     : json?.embedding
       ? [json.embedding]
       : [];
-  return embeddingList(
-    list.map((e) => e?.values ?? []),
-    model,
-    promptTokens,
-    base64,
-  );
+  return list.map((e) => e?.values ?? []);
+}
+
+/** Vectors as Gemini's embeddings answer (one embedding, or a batch). */
+export function geminiEmbedAnswer(vectors: number[][], batch: boolean): unknown {
+  const values = vectors.map((v) => ({ values: v }));
+  return batch ? { embeddings: values } : { embedding: values[0] ?? { values: [] } };
 }
 
 /**

@@ -370,29 +370,4 @@ export interface CodecContext {
   customTools?: string[];
 }
 
-/**
- * A format as an upstream's: the request it takes, its answer, its stream events and its errors.
- * decodeResponse throws a RelayError when the body is an error in disguise (a 200 carrying an error code).
- */
-export interface UpstreamCodec {
-  format: UpstreamFormat;
-  encodeRequest(req: HubRequest, ctx: CodecContext): Record<string, unknown>;
-  decodeResponse(body: unknown, ctx: CodecContext): HubResponse;
-  streamDecoder(ctx: CodecContext): HubStreamDecoder;
-  /** An upstream's non-2xx body (raw text) as a hub error. */
-  decodeError(status: number, text: string): HubError;
-}
-
-/**
- * A wire format, both as the client's language (decodeRequest, encodeResponse, streamEncoder, encodeError)
- * and as an upstream's (encodeRequest, decodeResponse, streamDecoder, decodeError).
- * decodeRequest throws a RelayError (400) on a body the format's own server would refuse.
- */
-export interface WireCodec extends UpstreamCodec {
-  format: WireFormat;
-  decodeRequest(body: Record<string, unknown>, ctx: CodecContext): HubRequest;
-  encodeResponse(res: HubResponse, ctx: CodecContext): unknown;
-  streamEncoder(ctx: CodecContext): HubStreamEncoder;
-  /** A hub error as this format's status and body. */
-  encodeError(err: HubError, requestId: string): { status: number; body: unknown };
-}
+export type { UpstreamCodec, WireCodec } from './codec.ts';

@@ -4,6 +4,7 @@ import { RelayError } from '../errors.ts';
 import type { RelayRequest } from '../exchange.ts';
 import type { RelayInput } from '../input.ts';
 import type { RelayState } from '../state.ts';
+import { chargeOf, subjectOf, usageLogRow } from '../usage-log.ts';
 import { AnswerGuard, BLOCKED_CODE } from './answer.ts';
 import { applyMasks, matchersFor, scan } from './matchers.ts';
 import { moderationFires } from './moderation.ts';
@@ -86,35 +87,12 @@ export function logBlock(
   input: RelayInput,
   guardrail: { rule: string; policy: string; side: 'prompt' | 'answer' },
 ): void {
-  state.writer.push({
-    userId: caller.user.id,
-    user: caller.user.balance,
-    tokenId: caller.token?.id ?? 0,
-    token: caller.token?.balance,
-    channelId: 0,
-    quota: 0,
-    countRequest: false,
-    log: {
-      user_id: caller.user.id,
-      created_at: Math.floor(Date.now() / 1000),
-      type: LogType.Error,
-      content: `guardrail ${guardrail.rule} blocked the ${guardrail.side}`,
-      username: caller.user.username,
-      token_name: caller.tokenName,
-      token_id: caller.token?.id ?? 0,
-      model_name: input.info.model,
-      quota: 0,
-      cost: 0,
-      prompt_tokens: 0,
-      completion_tokens: 0,
-      use_time: 0,
-      first_time: 0,
-      is_stream: input.info.stream ? 1 : 0,
-      channel_id: 0,
-      group: caller.group,
-      ip: req.ip ?? '',
-      request_id: req.id,
-      other: JSON.stringify({ guardrail }),
-    },
-  });
+  const outcome = {
+    type: LogType.Error,
+    content: `guardrail ${guardrail.rule} blocked the ${guardrail.side}`,
+    other: { guardrail },
+  };
+  state.writer.push(
+    chargeOf(caller, outcome, false, usageLogRow(subjectOf({ caller, input, req }), outcome)),
+  );
 }

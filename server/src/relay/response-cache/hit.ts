@@ -5,6 +5,7 @@ import { RelayError } from '../errors.ts';
 import type { RelayReply, RelayRequest } from '../exchange.ts';
 import type { RelayInput } from '../input.ts';
 import type { RelayState } from '../state.ts';
+import { chargeOf, subjectOf, usageLogRow } from '../usage-log.ts';
 import type { CacheEntry } from './entry.ts';
 import { CACHE_HEADER } from './settings.ts';
 
@@ -63,39 +64,16 @@ export async function chargeHit(
       use_time: Math.round(performance.now() - startedAt),
       request_id: req.id,
     };
-    state.writer.push({
-      userId: caller.user.id,
-      user: caller.user.balance,
-      tokenId: caller.token?.id ?? 0,
-      token: caller.token?.balance,
-      channelId: 0,
+    const outcome = {
+      type: LogType.Consume,
+      content: `响应缓存命中，节省 ${usage.promptTokens + usage.completionTokens} tokens`,
+      other,
       quota,
-      countRequest: true,
-      log: ctx.options.bool('LogConsumeEnabled')
-        ? {
-            user_id: caller.user.id,
-            created_at: Math.floor(Date.now() / 1000),
-            type: LogType.Consume,
-            content: `响应缓存命中，节省 ${usage.promptTokens + usage.completionTokens} tokens`,
-            username: caller.user.username,
-            token_name: caller.tokenName,
-            token_id: caller.token?.id ?? 0,
-            model_name: input.info.model,
-            quota,
-            cost: 0,
-            prompt_tokens: 0,
-            completion_tokens: 0,
-            use_time: 0,
-            first_time: 0,
-            is_stream: input.info.stream ? 1 : 0,
-            channel_id: 0,
-            group: caller.group,
-            ip: req.ip ?? '',
-            request_id: req.id,
-            other: JSON.stringify(other),
-          }
-        : undefined,
-    });
+    };
+    const log = ctx.options.bool('LogConsumeEnabled')
+      ? usageLogRow(subjectOf({ caller, input, req }), outcome)
+      : undefined;
+    state.writer.push(chargeOf(caller, outcome, true, log));
     return quota;
   });
   return { quota: (await state.writer.track(settled)) ?? 0, full };

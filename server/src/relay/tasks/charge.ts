@@ -4,6 +4,7 @@ import type { Caller } from '../auth.ts';
 import { costSettings } from '../billing/channel-cost.ts';
 import { productQuota } from '../billing/quota.ts';
 import type { RelayState } from '../state.ts';
+import { callerSubject, chargeOf, usageLogRow } from '../usage-log.ts';
 
 /** What one task submit costs: a fixed US$ price per call times the group ratio, in quota. */
 export interface TaskPrice {
@@ -86,46 +87,25 @@ export async function chargeTask(
   if (quota === null) return;
   const useMs = performance.now() - f.startedAt;
   const content = `模型固定价格 ${f.price.modelPrice.toFixed(2)}，分组倍率 ${f.price.groupRatio.toFixed(2)}，操作 ${f.action}${f.taskId ? `，ID ${f.taskId}` : ''}`;
-  state.writer.push({
-    userId: caller.user.id,
-    user: caller.user.balance,
-    tokenId: caller.token?.id ?? 0,
-    token: caller.token?.balance,
+  const outcome = {
+    type: LogType.Consume,
+    content,
+    other: {
+      model_price: f.price.modelPrice,
+      group_ratio: f.price.groupRatio,
+      task_id: f.taskId,
+      action: f.action,
+      use_time: Math.round(useMs),
+      request_id: f.requestId,
+      admin_info: { use_channel: [String(f.channelId)] },
+    },
     channelId: f.channelId,
     quota,
-    countRequest: true,
-    log: ctx.options.bool('LogConsumeEnabled')
-      ? {
-          user_id: caller.user.id,
-          created_at: Math.floor(Date.now() / 1000),
-          type: LogType.Consume,
-          content,
-          username: caller.user.username,
-          token_name: caller.tokenName,
-          token_id: caller.token?.id ?? 0,
-          model_name: f.price.model,
-          quota,
-          cost: taskCost(state, f.channelId, f.price.model, f.price.modelPrice),
-          prompt_tokens: 0,
-          completion_tokens: 0,
-          use_time: Math.round(useMs / 1000),
-          first_time: 0,
-          is_stream: 0,
-          channel_id: f.channelId,
-          group: caller.group,
-          ip: f.ip,
-          request_id: f.requestId,
-          other: JSON.stringify({
-            model_price: f.price.modelPrice,
-            group_ratio: f.price.groupRatio,
-            task_id: f.taskId,
-            action: f.action,
-            use_time: Math.round(useMs),
-            request_id: f.requestId,
-            admin_info: { use_channel: [String(f.channelId)] },
-          }),
-        }
-      : undefined,
-  });
+    cost: taskCost(state, f.channelId, f.price.model, f.price.modelPrice),
+    useTime: Math.round(useMs / 1000),
+  };
+  const subject = callerSubject(caller, f.price.model, false, f.ip, f.requestId);
+  const log = ctx.options.bool('LogConsumeEnabled') ? usageLogRow(subject, outcome) : undefined;
+  state.writer.push(chargeOf(caller, outcome, true, log));
   state.notifier.afterCharge(caller.user, before, caller.user.balance.available);
 }

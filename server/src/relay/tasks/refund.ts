@@ -1,8 +1,9 @@
 import { LogType } from '@modelgate/shared';
-import type { Insertable, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { ledgerTransaction } from '../../ledger/credit.ts';
 import type { RelayState } from '../state.ts';
+import { usageLogRow } from '../usage-log.ts';
 import { taskCost } from './charge.ts';
 
 /** The charge a failed task gives back: the same amount to the same user, token and channel counters. */
@@ -96,33 +97,27 @@ export async function finishTaskOnce(
         .set((eb) => ({ used_quota: eb('used_quota', '-', q) }))
         .where('id', '=', give.channelId)
         .execute();
-    const log: Insertable<Database['logs']> = {
-      user_id: give.userId,
-      created_at: Math.floor(Date.now() / 1000),
-      type: LogType.Consume,
-      content: `任务 ${give.taskId} 失败，退还 ${q}（${give.reason}）`,
-      username: user?.username ?? '',
-      token_name: tokenName,
-      token_id: give.tokenId,
-      model_name: give.model,
-      quota: -q,
-      cost: -cost,
-      prompt_tokens: 0,
-      completion_tokens: 0,
-      use_time: 0,
-      first_time: 0,
-      is_stream: 0,
-      channel_id: give.channelId,
-      group: give.group,
-      ip: '',
-      request_id: '',
-      other: JSON.stringify({
-        content_code: 'task_refund',
-        task_id: give.taskId,
-        refund: true,
-        reason: give.reason,
-      }),
-    };
+    const log = usageLogRow(
+      {
+        userId: give.userId,
+        username: user?.username ?? '',
+        tokenId: give.tokenId,
+        tokenName,
+        group: give.group,
+        model: give.model,
+        stream: false,
+        ip: '',
+        requestId: '',
+      },
+      {
+        type: LogType.Consume,
+        content: `任务 ${give.taskId} 失败，退还 ${q}（${give.reason}）`,
+        other: { content_code: 'task_refund', task_id: give.taskId, refund: true, reason: give.reason },
+        channelId: give.channelId,
+        quota: -q,
+        cost: -cost,
+      },
+    );
     if (ctx.logDb === ctx.db) await tx.trx.insertInto('logs').values(log).execute();
     else tx.pendingLogs.push(log);
     // The user is announced by the ledger after the commit; the token below.

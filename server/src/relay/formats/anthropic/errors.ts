@@ -1,5 +1,5 @@
 import { decodeError as chatDecodeError } from '../chat/errors.ts';
-import { kindOfStatus, parseJsonOrNull } from '../common.ts';
+import { kindOfStatus, parseJsonOrNull, sseEvent } from '../common.ts';
 import type { HubError, HubErrorKind } from '../hub.ts';
 import { isObj } from './check.ts';
 
@@ -70,3 +70,7 @@ export function errorBody(err: HubError, requestId: string) {
     request_id: requestId,
   };
 }
+
+/** The `error` event that ends a Messages stream after a failure mid-stream. */
+export const encodeStreamError = (err: HubError, requestId: string): string =>
+  sseEvent('error', encodeError(err, requestId).body);

@@ -1,5 +1,7 @@
+import { claudeDefaultMaxTokens } from '../../providers/anthropic/index.ts';
 import type { WireCodec } from '../hub.ts';
-import { decodeError, encodeError } from './errors.ts';
+import { decodeError, encodeError, encodeStreamError } from './errors.ts';
+import { anthropicModels } from './models.ts';
 import { decodeRequest, encodeRequest } from './request.ts';
 import { decodeResponse, encodeResponse } from './response.ts';
 import { streamDecoder } from './stream-decoder.ts';
@@ -19,4 +21,13 @@ export const anthropicCodec: WireCodec = {
   streamEncoder,
   decodeError,
   encodeError,
+  encodeStreamError,
+  defaultMaxTokens: claudeDefaultMaxTokens,
+  // A count_tokens body has no max_tokens, which the generation request it counts requires.
+  countingBody: (body) => (body.max_tokens === undefined ? { ...body, max_tokens: 1 } : body),
+  conversationKey(body) {
+    const meta = body.metadata as { user_id?: unknown } | undefined;
+    return typeof meta?.user_id === 'string' && meta.user_id ? meta.user_id : undefined;
+  },
+  models: anthropicModels,
 };

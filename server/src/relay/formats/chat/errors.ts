@@ -1,4 +1,4 @@
-import { kindOfStatus, parseJsonOrNull } from '../common.ts';
+import { kindOfStatus, parseJsonOrNull, sseData } from '../common.ts';
 import type { HubError, HubErrorKind } from '../hub.ts';
 import { isObj } from './check.ts';
 
@@ -93,3 +93,13 @@ export function encodeError(err: HubError, requestId: string): { status: number;
     },
   };
 }
+
+/** The data frame that ends a chat stream after a failure mid-stream: the error object, as OpenAI sends it. */
+export const encodeStreamError = (err: HubError, requestId: string): string =>
+  sseData(encodeError(err, requestId).body);
+
+/** An OpenAI-compatible host's error object inside a 2xx answer. */
+export const errorInAnswer = (json: unknown): boolean => {
+  const error = (json as { error?: unknown } | null)?.error;
+  return Boolean(error && typeof error === 'object' && (error as { type?: unknown }).type);
+};

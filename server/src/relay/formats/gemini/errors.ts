@@ -1,4 +1,4 @@
-import { kindOfStatus, parseJsonOrNull } from '../common.ts';
+import { kindOfStatus, parseJsonOrNull, sseData } from '../common.ts';
 import type { HubError, HubErrorKind } from '../hub.ts';
 import { isObj } from './check.ts';
 
@@ -80,3 +80,7 @@ export function encodeError(err: HubError, requestId: string): { status: number;
     body: { error: { code: status, message: `${err.message} (request id: ${requestId})`, status: k.name } },
   };
 }
+
+/** The data frame that ends a Gemini stream after a failure mid-stream: Google's error object. */
+export const encodeStreamError = (err: HubError, requestId: string): string =>
+  sseData(encodeError(err, requestId).body);

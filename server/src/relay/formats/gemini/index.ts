@@ -1,5 +1,8 @@
+import { badRequest } from '../../errors.ts';
+import { geminiBatchBody, geminiEmbedAnswer, geminiEmbedTexts, geminiVectors } from '../embeddings.ts';
 import type { WireCodec } from '../hub.ts';
-import { decodeError, encodeError } from './errors.ts';
+import { decodeError, encodeError, encodeStreamError } from './errors.ts';
+import { geminiModels } from './models.ts';
 import { decodeRequest, encodeRequest } from './request.ts';
 import { decodeResponse, encodeResponse } from './response.ts';
 import { streamDecoder } from './stream-decoder.ts';
@@ -20,4 +23,31 @@ export const geminiCodec: WireCodec = {
   streamEncoder,
   decodeError,
   encodeError,
+  encodeStreamError,
+  modelInUrl: true,
+  // countTokens may wrap the request it counts in `generateContentRequest`.
+  countingBody(body) {
+    const wrapped = body.generateContentRequest;
+    return wrapped && typeof wrapped === 'object' && !Array.isArray(wrapped)
+      ? (wrapped as Record<string, unknown>)
+      : body;
+  },
+  countAnswer: (n) => ({ totalTokens: n }),
+  streamsJsonArray: (query) => query?.alt !== 'sse',
+  refuseConversion(body, model) {
+    if (typeof body.cachedContent === 'string')
+      throw badRequest(
+        `cachedContent cannot be used with model ${model}: its channel is not Gemini's`,
+        'invalid_value',
+        'cachedContent',
+      );
+  },
+  embeddings: {
+    texts: geminiEmbedTexts,
+    body: geminiBatchBody,
+    action: (single) => (single ? 'embedContent' : 'batchEmbedContents'),
+    vectors: geminiVectors,
+    answer: (vectors, to) => geminiEmbedAnswer(vectors, to.batch),
+  },
+  models: geminiModels,
 };

@@ -1,4 +1,5 @@
-import { errorOf } from '../chat/errors.ts';
+import { encodeError, errorOf } from '../chat/errors.ts';
+import { sseEvent } from '../common.ts';
 import type { HubError } from '../hub.ts';
 
 /**
@@ -34,4 +35,16 @@ export function streamErrorOf(e: Record<string, unknown>): HubError {
   const code = typeof e.code === 'string' ? e.code : '';
   if (REQUEST_CODES.has(code)) return errorOf(e, 400);
   return errorOf(e, 0);
+}
+
+/** The `error` event that ends a Responses stream after a failure mid-stream (its fields at the top level). */
+export function encodeStreamError(err: HubError, requestId: string): string {
+  const { body } = encodeError(err, requestId);
+  const e = (body as { error?: Record<string, unknown> }).error ?? {};
+  return sseEvent('error', {
+    type: 'error',
+    code: e.code ?? null,
+    message: e.message,
+    param: e.param ?? null,
+  });
 }

@@ -1,5 +1,6 @@
+import { badRequest } from '../../errors.ts';
 import type { WireCodec } from '../hub.ts';
-import { decodeError, encodeError } from './errors.ts';
+import { decodeError, encodeError, encodeStreamError } from './errors.ts';
 import { decodeRequest, encodeRequest } from './request.ts';
 import { decodeResponse, encodeResponse } from './response.ts';
 import { streamDecoder } from './stream-decoder.ts';
@@ -19,4 +20,16 @@ export const responsesCodec: WireCodec = {
   streamEncoder,
   decodeError,
   encodeError,
+  encodeStreamError,
+  openaiErrors: true,
+  chatPath: '/v1/responses',
+  countAnswer: (n) => ({ object: 'response.input_tokens', input_tokens: n }),
+  refuseConversion(body, model) {
+    if (body.previous_response_id)
+      throw badRequest(
+        `previous_response_id cannot be resolved for model ${model}: its channel does not store responses; send the whole conversation in input`,
+        'invalid_value',
+        'previous_response_id',
+      );
+  },
 };
