@@ -3,7 +3,7 @@
 // node and the flags below: no TypeScript loader, no compile work at start. `npm start` rebundles each time
 // (about a second), so it is never stale; `node scripts/server-runtime.mjs` bundles only.
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -75,8 +75,12 @@ export async function buildServer(
   const { outputFiles } = await build({
     plugins,
     absWorkingDir: root,
-    entryPoints: [entry],
-    outfile,
+    // The ledger's SQLite writer thread (server/src/ledger/worker/) loads its own module, beside the server's.
+    entryPoints: [
+      { in: entry, out: basename(outfile, '.js') },
+      { in: 'server/src/ledger/worker/entry.ts', out: 'ledger-worker' },
+    ],
+    outdir: dirname(outfile),
     bundle: true,
     platform: 'node',
     format: 'esm',

@@ -9,6 +9,8 @@ export interface Config {
   sqlitePath: string;
   /** SQLite's page cache per database, in MB (SQLITE_CACHE_MB). */
   sqliteCacheMb: number;
+  /** Whether the ledger's writes and WAL checkpoints on a SQLite file run on a thread of their own (SQLITE_WRITER_THREAD). */
+  sqliteWriterThread: boolean;
   logSqlDsn: string;
   redisConnString: string;
   sessionSecret: string;
@@ -94,6 +96,7 @@ export function loadConfig(env: Env = process.env): Config {
     sqlDsn: env.SQL_DSN?.trim() ?? '',
     sqlitePath: env.SQLITE_PATH?.trim() || './data/gateway.db',
     sqliteCacheMb: positive(env, 'SQLITE_CACHE_MB', DEFAULT_SQLITE_CACHE_MB),
+    sqliteWriterThread: bool(env, 'SQLITE_WRITER_THREAD', true),
     logSqlDsn: env.LOG_SQL_DSN?.trim() ?? '',
     redisConnString: env.REDIS_CONN_STRING?.trim() ?? '',
     sessionSecret,

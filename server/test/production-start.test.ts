@@ -109,6 +109,15 @@ describe('production start (npm start)', () => {
     for await (const chunk of await client.chat.completions.create({ model, messages, stream: true }))
       streamed += chunk.choices[0]?.delta?.content ?? '';
     expect(streamed.length).toBeGreaterThan(20);
+    // Both requests are billed: their usage rows are written by the ledger's SQLite writer thread (the bundle's
+    // ledger-worker.js) within a flush interval.
+    let rows: Array<{ model_name: string; quota: number }> = [];
+    for (let i = 0; i < 40 && rows.length < 2; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      rows = (await admin.get('/api/log/?p=1&page_size=10&type=2')).data.items;
+    }
+    expect(rows.map((r) => r.model_name)).toEqual([model, model]);
+    for (const r of rows) expect(r.quota).toBeGreaterThan(0);
   });
 
   it('stops cleanly on SIGTERM to npm', async () => {

@@ -7,7 +7,6 @@ import {
   Migrator,
   MysqlDialect,
   PostgresDialect,
-  SqliteDialect,
 } from 'kysely';
 import { DEFAULT_SQLITE_CACHE_MB } from '../config.ts';
 import { type DialectName, dialectOf, parseMysqlDsn } from './dialect.ts';
@@ -27,6 +26,7 @@ import * as m013 from './migrations/013_audit_log.ts';
 import * as m014 from './migrations/014_token_response_cache.ts';
 import * as m015 from './migrations/015_channel_compat.ts';
 import type { Database } from './schema.ts';
+import { SharedFileSqliteDialect } from './sqlite-dialect.ts';
 
 export type { DialectName } from './dialect.ts';
 export type { Database } from './schema.ts';
@@ -36,6 +36,8 @@ export interface Db {
   dialect: DialectName;
   /** The better-sqlite3 handle under `db` on SQLite, for the few writes that reuse prepared statements. */
   sqlite?: import('better-sqlite3').Database;
+  /** The SQLite file (or ':memory:') under `sqlite`. */
+  path?: string;
   close(): Promise<void>;
 }
 
@@ -81,8 +83,10 @@ export async function openDatabase(
     // each row lands on a different page of every per-user index; there a larger cache keeps those pages
     // instead of reading and rewriting them (README, Relay performance).
     sqlite.pragma(`cache_size = -${Math.round(sqliteCacheMb * 1024)}`);
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-    return { db, dialect, sqlite, close: () => db.destroy() };
+    // From here on a statement waiting for the write lock waits on a timer, not on this thread (sqlite-dialect.ts).
+    sqlite.pragma('busy_timeout = 0');
+    const db = new Kysely<Database>({ dialect: new SharedFileSqliteDialect({ database: sqlite }) });
+    return { db, dialect, sqlite, path, close: () => db.destroy() };
   }
   if (dialect === 'postgres') {
     const pg = await import('pg');

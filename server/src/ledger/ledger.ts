@@ -13,7 +13,7 @@ import {
   tryHold,
 } from './balance.ts';
 import { budgetExceeded } from './budget/refusal.ts';
-import { groupSpends, spendsOf } from './budget/spends.ts';
+import { groupSpends, spendRows, spendsOf } from './budget/spends.ts';
 import { RedisHolds, type SettleSlots, type SharedBudget } from './redis-holds.ts';
 import type { LedgerWriter } from './writer.ts';
 
@@ -48,7 +48,7 @@ export class Ledger {
     this.shared = shared;
     writer.hooks = {
       before: (accounts) => shared.writing(accounts),
-      after: (amounts, spends) => shared.written(amounts, groupSpends(spends)),
+      after: (amounts, spends) => shared.written(amounts, groupSpends(spendRows(spends))),
     };
   }
 

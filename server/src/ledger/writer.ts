@@ -1,26 +1,10 @@
 import type { AppContext } from '../context.ts';
-import { applyDeltas, type DeltaTable } from './account-deltas.ts';
+import type { Db } from '../db/index.ts';
 import type { Balance } from './balance.ts';
-import { applyWritten, type Spend, writeSpends } from './budget/spends.ts';
-import { insertLogs, type LogRow } from './log-insert.ts';
-
-const USERS: DeltaTable = {
-  table: 'users',
-  columns: [
-    { name: 'quota', op: '-' },
-    { name: 'used_quota', op: '+' },
-    { name: 'request_count', op: '+' },
-  ],
-};
-const TOKENS: DeltaTable = {
-  table: 'tokens',
-  columns: [
-    { name: 'remain_quota', op: '-' },
-    { name: 'used_quota', op: '+' },
-    { name: 'accessed_time', op: '=' },
-  ],
-};
-const CHANNELS: DeltaTable = { table: 'channels', columns: [{ name: 'used_quota', op: '+' }] };
+import { type BatchRows, commitBatch } from './batch-commit.ts';
+import { applyWritten, type Spend, spendRows } from './budget/spends.ts';
+import type { LogRow } from './log-insert.ts';
+import { WriterThread } from './worker/thread.ts';
 
 /** One settled request, waiting to be written. */
 export interface Charge {
@@ -56,6 +40,10 @@ export class LedgerWriter {
   /** Incremented when a flush starts and when it ends: a reload that saw it change must read again. */
   epoch = 0;
   busy = false;
+  private thread?: WriterThread;
+  private threadFailed = false;
+  /** The databases whose writes and checkpoints the thread has taken over. */
+  private readonly threadDbs = new Set<Db>();
 
   constructor(private readonly ctx: AppContext) {
     const every = Math.max(0.05, ctx.config.batchUpdateIntervalSec) * 1000;
@@ -65,6 +53,7 @@ export class LedgerWriter {
     ctx.onClose(async () => {
       clearInterval(this.timer);
       await this.flush();
+      await this.thread?.close();
     });
   }
 
@@ -169,35 +158,47 @@ export class LedgerWriter {
     await this.hooks?.before([...amounts.keys()]);
     const now = Math.floor(Date.now() / 1000);
     const sameDb = this.ctx.logDb === this.ctx.db;
-    const db = this.ctx.db;
-    await db.db.transaction().execute(async (trx) => {
-      await applyDeltas(
-        db,
-        trx,
-        USERS,
-        [...users].map(([id, u]) => [id, u.quota, u.quota, u.count]),
-      );
-      await applyDeltas(
-        db,
-        trx,
-        TOKENS,
-        [...tokens].map(([id, q]) => [id, q, q, now]),
-      );
-      await writeSpends(trx, spends);
-      const moved = [...channels].filter(([, q]) => q !== 0);
-      await applyDeltas(
-        db,
-        trx,
-        CHANNELS,
-        moved.map(([id, q]) => [id, q]),
-      );
-      if (sameDb) await insertLogs(db, trx, logs);
+    await this.commit(this.ctx.db, {
+      users: [...users].map(([id, u]) => [id, u.quota, u.quota, u.count]),
+      tokens: [...tokens].map(([id, q]) => [id, q, q, now]),
+      channels: [...channels].filter(([, q]) => q !== 0),
+      spends: spendRows(spends),
+      logs: sameDb ? logs : [],
     });
     // Committed: a failure to tell the shared store must not make the batch be written again.
     await this.hooks
       ?.after(amounts, spends)
       .catch((err) => this.ctx.log.error({ err }, 'shared balance update after a write failed'));
-    const logDb = this.ctx.logDb;
-    if (!sameDb && logs.length) await logDb.db.transaction().execute((trx) => insertLogs(logDb, trx, logs));
+    if (!sameDb && logs.length)
+      await this.commit(this.ctx.logDb, { users: [], tokens: [], channels: [], spends: [], logs });
+  }
+
+  /** One transaction on `db`: on the writer thread when `db` is a SQLite file, else on this thread. */
+  private commit(db: Db, rows: BatchRows): Promise<void> {
+    const thread = this.threadFor(db);
+    return thread && db.path ? thread.commit(db.path, rows) : commitBatch(db, rows);
+  }
+
+  /**
+   * The SQLite writer thread (worker/), started on the first write to a SQLite file unless SQLITE_WRITER_THREAD
+   * is off. An in-memory database cannot be opened by a second connection, so it is written here, as on
+   * PostgreSQL and MySQL. While the thread writes a file, the thread also checkpoints its WAL, so this thread's
+   * connection stops doing it at the end of its own commits; if the thread dies, writing comes back here.
+   */
+  private threadFor(db: Db): WriterThread | undefined {
+    if (!db.sqlite || !db.path || db.path === ':memory:' || !this.ctx.config.sqliteWriterThread) return;
+    if (this.threadFailed) return;
+    if (this.thread && !this.thread.alive) {
+      this.ctx.log.error('the ledger writer thread stopped; writing on the main connection');
+      this.threadFailed = true;
+      for (const handed of this.threadDbs) handed.sqlite?.pragma('wal_autocheckpoint = 1000');
+      return;
+    }
+    this.thread ??= new WriterThread({ cacheMb: this.ctx.config.sqliteCacheMb, checkpointEveryMs: 1000 });
+    if (!this.threadDbs.has(db)) {
+      db.sqlite.pragma('wal_autocheckpoint = 0');
+      this.threadDbs.add(db);
+    }
+    return this.thread;
   }
 }

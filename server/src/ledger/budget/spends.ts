@@ -21,12 +21,22 @@ export function spendsOf(hold: Hold, quota: number): Spend[] {
   return out;
 }
 
+/** A spend as plain data (what the database write needs), so a batch can be handed to another thread. */
+export interface SpendRow {
+  account: string;
+  end: number;
+  quota: number;
+}
+
+export const spendRows = (spends: Spend[]): SpendRow[] =>
+  spends.map((s) => ({ account: s.budget.account, end: s.end, quota: s.quota }));
+
 /** What one batch adds to each account's spend, per period. */
-export function groupSpends(spends: Spend[]): Map<string, Map<number, number>> {
+export function groupSpends(spends: SpendRow[]): Map<string, Map<number, number>> {
   const by = new Map<string, Map<number, number>>();
   for (const s of spends) {
-    const periods = by.get(s.budget.account) ?? new Map<number, number>();
-    by.set(s.budget.account, periods);
+    const periods = by.get(s.account) ?? new Map<number, number>();
+    by.set(s.account, periods);
     periods.set(s.end, (periods.get(s.end) ?? 0) + s.quota);
   }
   return by;
@@ -41,7 +51,7 @@ export function groupSpends(spends: Spend[]): Map<string, Map<number, number>> {
  * An older period of the same batch would be renewed away by the newest one anyway, so it is not written.
  * Rows without a budget are left alone.
  */
-export async function writeSpends(trx: Transaction<Database>, spends: Spend[]): Promise<void> {
+export async function writeSpends(trx: Transaction<Database>, spends: SpendRow[]): Promise<void> {
   const grouped = [...groupSpends(spends)].sort((a, b) => (a[0] < b[0] ? -1 : 1));
   for (const [account, periods] of grouped) {
     const { table, id } = accountRow(account);

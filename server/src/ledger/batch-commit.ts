@@ -1,0 +1,45 @@
+import type { Db } from '../db/index.ts';
+import { applyDeltas, type DeltaTable } from './account-deltas.ts';
+import { type SpendRow, writeSpends } from './budget/spends.ts';
+import { insertLogs, type LogRow } from './log-insert.ts';
+
+const USERS: DeltaTable = {
+  table: 'users',
+  columns: [
+    { name: 'quota', op: '-' },
+    { name: 'used_quota', op: '+' },
+    { name: 'request_count', op: '+' },
+  ],
+};
+const TOKENS: DeltaTable = {
+  table: 'tokens',
+  columns: [
+    { name: 'remain_quota', op: '-' },
+    { name: 'used_quota', op: '+' },
+    { name: 'accessed_time', op: '=' },
+  ],
+};
+const CHANNELS: DeltaTable = { table: 'channels', columns: [{ name: 'used_quota', op: '+' }] };
+
+/**
+ * One flush as plain data (it may be posted to the SQLite writer thread): per account `[id, amounts...]` in
+ * the column order of USERS, TOKENS and CHANNELS above, the budget spends, and the usage log rows.
+ */
+export interface BatchRows {
+  users: number[][];
+  tokens: number[][];
+  channels: number[][];
+  spends: SpendRow[];
+  logs: LogRow[];
+}
+
+/** Writes one flush to `db` in one transaction: all of it is committed or none of it. */
+export async function commitBatch(db: Db, rows: BatchRows): Promise<void> {
+  await db.db.transaction().execute(async (trx) => {
+    await applyDeltas(db, trx, USERS, rows.users);
+    await applyDeltas(db, trx, TOKENS, rows.tokens);
+    await writeSpends(trx, rows.spends);
+    await applyDeltas(db, trx, CHANNELS, rows.channels);
+    await insertLogs(db, trx, rows.logs);
+  });
+}

@@ -1,0 +1,70 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { type Db, openDatabase } from '../../db/index.ts';
+import { commitBatch } from '../batch-commit.ts';
+import type { FromWriter, ToWriter, WriterData } from './protocol.ts';
+
+/*
+ * The SQLite writer thread: its own better-sqlite3 connection per database file, on which it runs the ledger
+ * writer's transactions and the WAL checkpoints, so neither stalls the main thread's event loop. Messages are
+ * handled one at a time, in order.
+ */
+const port = parentPort;
+if (!port) throw new Error('the ledger writer thread runs as a worker');
+const { cacheMb, checkpointEveryMs } = workerData as WriterData;
+const handles = new Map<string, Promise<Db>>();
+
+async function open(path: string): Promise<Db> {
+  const db = await openDatabase('', path, cacheMb);
+  // Checkpoints are run below, after the commit has been answered, never inside a commit.
+  db.sqlite?.pragma('wal_autocheckpoint = 0');
+  return db;
+}
+
+function handle(path: string): Promise<Db> {
+  let db = handles.get(path);
+  if (!db) {
+    db = open(path);
+    db.catch(() => handles.delete(path));
+    handles.set(path, db);
+  }
+  return db;
+}
+
+/** Copies what the WAL holds into the database file, as far as readers allow; never waits for them. */
+async function checkpoint(): Promise<void> {
+  for (const db of handles.values()) (await db).sqlite?.pragma('wal_checkpoint(PASSIVE)');
+}
+
+async function closeAll(): Promise<void> {
+  for (const db of handles.values()) await (await db.catch(() => undefined))?.close();
+  handles.clear();
+}
+
+const answer = (msg: FromWriter) => port.postMessage(msg);
+let queue = Promise.resolve();
+let committedSinceTick = false;
+const timer = setInterval(() => {
+  if (!committedSinceTick) queue = queue.then(() => checkpoint().catch(() => {}));
+  committedSinceTick = false;
+}, checkpointEveryMs);
+
+port.on('message', (msg: ToWriter) => {
+  queue = queue.then(async () => {
+    if ('close' in msg) {
+      clearInterval(timer);
+      await closeAll().catch(() => {});
+      answer({ id: msg.id, ok: true });
+      port.close();
+      return;
+    }
+    try {
+      await commitBatch(await handle(msg.path), msg.rows);
+    } catch (err) {
+      answer({ id: msg.id, ok: false, message: err instanceof Error ? err.message : String(err) });
+      return;
+    }
+    answer({ id: msg.id, ok: true });
+    committedSinceTick = true;
+    await checkpoint().catch(() => {});
+  });
+});
