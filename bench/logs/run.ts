@@ -9,7 +9,7 @@
  *   npm run bench:logs -- --seed-only --engine sqlite
  *   npm run bench:logs -- --drop                  # remove the seeded databases
  *
- * SQLite goes to data/bench-logs.db; PostgreSQL to the database `modelgate_bench_logs` on --pg-url (created and
+ * SQLite goes to data/bench-logs.db; PostgreSQL to the database `modelgate_bench_logs` (--pg-db) on --pg-url (created and
  * replaced by a seeding run). Not part of `npm test`.
  */
 import { rmSync } from 'node:fs';
@@ -33,10 +33,11 @@ const { values: args } = parseArgs({
     drop: { type: 'boolean', default: false },
     sqlite: { type: 'string', default: 'data/bench-logs.db' },
     'pg-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
+    'pg-db': { type: 'string', default: 'modelgate_bench_logs' },
   },
 });
 
-const PG_DB = 'modelgate_bench_logs';
+const PG_DB = args['pg-db'];
 const RUNS = Math.max(1, Number(args.runs));
 const LIST_TARGET = 200;
 const STAT_TARGET = 500;
