@@ -24,7 +24,7 @@ export const CHANNEL_SETTING_FIELDS: Record<number, ChannelSettingField[]> = {
     { name: 'workspace', kind: 'string', pattern: '^[A-Za-z0-9_-]{1,128}$' },
     { name: 'poll_interval_ms', kind: 'number', min: 50, max: 10_000 },
   ],
-  // The Spark version and the Cloudflare account id are the form's `other` field (spec 001); the settings
+  // The Spark version and the Cloudflare account id are the form's `other` field; the settings
   // `api_version` and `account_id` override it, are checked here and not shown.
   18: [
     { name: 'domain', kind: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$' },

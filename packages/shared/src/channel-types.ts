@@ -1,10 +1,10 @@
-/** Channel types by numeric id (spec 000 §3). `openai` marks those that speak OpenAI's wire format. */
+/** Channel types by numeric id. `openai` marks those that speak OpenAI's wire format. */
 export interface ChannelTypeInfo {
   id: number;
   name: string;
   openai: boolean;
   defaultBaseUrl: string;
-  /** Key format hint shown in the channel form (spec 001 §5). */
+  /** Key format hint shown in the channel form. */
   keyHint?: string;
   /** Why the type should no longer be chosen (its upstream API is gone), when it is deprecated. */
   deprecated?: string;

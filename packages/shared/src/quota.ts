@@ -33,7 +33,7 @@ export function renderQuota(quota: number, opts: { quotaPerUnit: number; display
   return abbreviateQuota(quota);
 }
 
-/** Spec 000 §9: ratio tag colour. */
+/** Ratio tag colour. */
 export function ratioColor(ratio: number): 'red' | 'orange' | 'blue' | 'green' {
   if (ratio > 5) return 'red';
   if (ratio > 3) return 'orange';

@@ -57,7 +57,7 @@ export function usableGroups(state: RelayState, user: UserEntry): Set<string> {
   return set;
 }
 
-/** Token authentication (reference §3): key, token status, expiry, quota, owner, admin channel pin, token group. */
+/** Token authentication: key, token status, expiry, quota, owner, admin channel pin, token group. */
 export async function authenticate(
   state: RelayState,
   req: RelayRequest,

@@ -40,7 +40,7 @@ export const browserNavigation = {
   assign: (url: string) => window.location.assign(url),
 };
 
-/** Spec 000 §8: a 401 ends the stored session and goes to /login?expired=true (unless already there). */
+/** A 401 ends the stored session and goes to /login?expired=true (unless already there). */
 export function handleUnauthorized() {
   clearStoredUser();
   if (!window.location.pathname.startsWith('/login')) browserNavigation.assign('/login?expired=true');

@@ -5,7 +5,7 @@ import { Link, Navigate, useLocation } from 'react-router';
 import { useSession } from '../shared/session.ts';
 import { useStatus } from '../shared/status.ts';
 
-/** No stored user -> /login (spec 000 §2). */
+/** No stored user -> /login. */
 export function RequireLogin({ children }: { children: ReactNode }) {
   const { isLoggedIn } = useSession();
   const location = useLocation();
@@ -35,7 +35,7 @@ export function RequireAdmin({ children }: { children: ReactNode }) {
   return children;
 }
 
-/** Until first-run setup is done every page but /setup goes to /setup (spec 002 §2). */
+/** Until first-run setup is done every page but /setup goes to /setup. */
 export function SetupGate({ children }: { children: ReactNode }) {
   const { status, isFetched, isError } = useStatus();
   const { pathname } = useLocation();

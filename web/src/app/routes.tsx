@@ -34,9 +34,8 @@ const ChatPage = lazy(() => import('../features/chat/ChatPage.tsx'));
 const Chat2LinkPage = lazy(() => import('../features/chat/Chat2LinkPage.tsx'));
 
 /**
- * The route table of spec 002 §2. Spec 002 lists /channel/add, /channel/edit/:id and /user/edit as public;
- * here the channel pages are admin pages and /user/edit (own profile) needs a login, because nobody else
- * can use them.
+ * The route table. /channel/add, /channel/edit/:id and /user/edit are not public pages: the channel pages are
+ * admin pages and /user/edit (own profile) needs a login, because nobody else can use them.
  */
 const TABLE: Array<[path: string, page: Page, access: Access]> = [
   ['/', HomePage, 'public'],

@@ -1,7 +1,7 @@
 import { Tag } from 'antd';
 import { copyText } from './copyText.ts';
 
-/** Spec 002 §9: channel tags cycle through 15 colours by channel id. */
+/** Channel tags cycle through 15 colours by channel id. */
 const COLORS = [
   'blue',
   'cyan',
@@ -33,7 +33,7 @@ export function ChannelTag({ id }: { id: number }) {
   );
 }
 
-/** Time taken in seconds: green, red above 60 s (spec 002 §2, §9). */
+/** Time taken in seconds: green, red above 60 s. */
 export function DurationTag({ seconds }: { seconds: number | null }) {
   if (seconds === null || !Number.isFinite(seconds) || seconds < 0) return <span>-</span>;
   return <Tag color={seconds > 60 ? 'red' : 'green'}>{`${Number.parseFloat(seconds.toFixed(1))} s`}</Tag>;

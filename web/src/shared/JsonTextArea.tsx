@@ -15,7 +15,7 @@ export function isValidJson(text: string | undefined | null): boolean {
   }
 }
 
-/** A Form rule: blank or valid JSON, else 不是合法的 JSON 字符串 (spec 001 §5). */
+/** A Form rule: blank or valid JSON, else 不是合法的 JSON 字符串. */
 export const jsonRule: Rule = {
   validator: (_, value: string | undefined) =>
     isValidJson(value) ? Promise.resolve() : Promise.reject(new Error(i18n.t('common.invalidJson'))),

@@ -2,7 +2,7 @@ import { Button, Space } from 'antd';
 import { QuotaAmountInput } from './QuotaAmountInput.tsx';
 import { useQuotaFormat } from './QuotaText.tsx';
 
-/** Spec 001 §9: quota presets for tokens and redemption codes ($1, $10, $50, $100, $500, $1000 at 500000/$). */
+/** Quota presets for tokens and redemption codes ($1, $10, $50, $100, $500, $1000 at 500000/$). */
 export const QUOTA_PRESETS = [500_000, 5_000_000, 25_000_000, 50_000_000, 250_000_000, 500_000_000];
 
 /**

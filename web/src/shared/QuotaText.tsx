@@ -3,7 +3,7 @@ import { useCallback } from 'react';
 import { quotaPerUnitOf, useStatus } from './status.ts';
 
 /**
- * Formats quota by spec 000 §9 with the one shared formatter: with currency display on, `$` and
+ * Formats quota with the one shared formatter: with currency display on, `$` and
  * quota / quota_per_unit (two decimals from $1, enough significant digits below, never $0.00 for a real
  * amount); otherwise abbreviated (k from 10000, M, B).
  */

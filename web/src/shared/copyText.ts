@@ -22,7 +22,7 @@ function legacyCopy(text: string): boolean {
 
 /**
  * Copies text and says so; when the browser refuses (no clipboard permission, plain http), a modal shows
- * the text to copy by hand (spec 002 §8). Resolves true when the text reached the clipboard.
+ * the text to copy by hand. Resolves true when the text reached the clipboard.
  */
 export async function copyText(text: string, opts: { silent?: boolean } = {}): Promise<boolean> {
   let ok = false;

@@ -23,7 +23,7 @@ export function FeedbackBridge() {
   return null;
 }
 
-/** The error catalogue of spec 000 §8 as text (401 redirects; its text is shown on the login page). */
+/** The console's error messages by HTTP status (401 redirects; its text is shown on the login page). */
 export function errorText(err: unknown): string {
   const t = i18n.t.bind(i18n);
   if (err instanceof ApiFailure) {

@@ -2,7 +2,7 @@ import { isAdmin, isRoot } from '@modelgate/shared';
 import { useMemo } from 'react';
 import { readJson, useStoredString, writeJson, writeString } from './storage.ts';
 
-/** The signed-in user as stored under the `user` key (spec 000 §3). */
+/** The signed-in user as stored under the `user` key. */
 export interface SessionUser {
   id: number;
   username: string;

@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { api } from '../api/client.ts';
 import { readJson, readString, writeJson, writeString } from './storage.ts';
 
-/** The `/api/status` object (spec 000 §3 and spec 002 §3). Every field may be missing on an older server. */
+/** The `/api/status` object. Every field may be missing on an older server. */
 export interface Status {
   setup?: boolean;
   root_init?: boolean;
@@ -57,7 +57,7 @@ export interface Status {
 export const STATUS_KEY = 'status';
 export const STATUS_QUERY_KEY = ['status'] as const;
 
-/** Status fields that the specs also keep as separate local-storage keys (spec 000 §3, spec 002 §3). */
+/** Status fields that are also kept as separate local-storage keys. */
 const MIRRORED = [
   'system_name',
   'logo',
@@ -122,7 +122,7 @@ export function registrationOpen(status: Status): boolean {
   return status.register_enabled !== false && status.password_register !== false;
 }
 
-/** Whether to offer sign-up links: registration open and not in self-use mode (spec 002 §2). */
+/** Whether to offer sign-up links: registration open and not in self-use mode. */
 export function canRegister(status: Status): boolean {
   return !status.self_use_mode_enabled && registrationOpen(status);
 }

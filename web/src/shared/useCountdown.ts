@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 
-/** A resend lock: `start()` counts `seconds` down to 0 (spec 000 §9: 30 s for e-mail codes). */
+/** A resend lock: `start()` counts `seconds` down to 0 (30 s for e-mail codes). */
 export function useCountdown(seconds = 30) {
   const [left, setLeft] = useState(0);
   useEffect(() => {

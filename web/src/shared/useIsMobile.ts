@@ -1,6 +1,6 @@
 import { useSyncExternalStore } from 'react';
 
-/** Spec 000 §9: a viewport of 600 px or less is mobile. */
+/** A viewport of 600 px or less is mobile. */
 const QUERY = '(max-width: 600px)';
 
 function subscribe(cb: () => void) {

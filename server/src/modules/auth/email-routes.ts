@@ -30,7 +30,7 @@ const ResetBody = z.object({
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** The whitelist and alias rules of the e-mail restriction options (spec 000 §3 "E-mail restrictions"). */
+/** The whitelist and alias rules of the e-mail restriction options. */
 function checkAllowedAddress(ctx: AppContext, address: string): void {
   const [local, domain = ''] = address.toLowerCase().split('@');
   if (ctx.options.bool('EmailDomainRestrictionEnabled')) {
@@ -59,7 +59,7 @@ async function emailInUse(ctx: AppContext, address: string, exceptUserId = 0): P
 }
 
 /**
- * E-mail codes and password reset (spec 000 §7 "Login and registration", 001 §7 "Reset"): sending a
+ * E-mail codes and password reset: sending a
  * verification code, binding an e-mail, sending a reset link and consuming it for a new password.
  */
 export const emailFeature: Feature = (app, ctx: AppContext) => {

@@ -51,7 +51,7 @@ export async function authenticate(
   throw new ApiError('login expired or the account no longer exists, please log in again', 401);
 }
 
-/** Spec 000 §7: every call carries the user id header, and it must name the authenticated user. */
+/** Every console call carries the user id header, and it must name the authenticated user. */
 function checkUserIdHeader(req: FastifyRequest, user: UserSnapshot): void {
   const raw = req.headers[USER_ID_HEADER];
   const value = Array.isArray(raw) ? raw[0] : raw;

@@ -38,7 +38,7 @@ const RegisterBody = z.object({
   aff_code: z.string().trim().max(32).optional(),
 });
 
-/** Password login, logout and registration (spec 000 §5, §7; reference console-api.md §5.2, §5.3). */
+/** Password login, logout and registration. */
 export const authFeature: Feature = (app, ctx: AppContext) => {
   const critical = criticalRateLimit(ctx);
   const botCheck = turnstileCheck(ctx);

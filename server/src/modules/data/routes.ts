@@ -24,7 +24,7 @@ function range(q: { start_timestamp: number; end_timestamp: number }) {
 }
 
 /**
- * Dashboard data: hourly quota per user and model (reference console-api.md §12): the exported buckets plus the
+ * Dashboard data: hourly quota per user and model: the exported buckets plus the
  * log rows written since the last export, so the figures are current.
  */
 export default function dataFeature(app: FastifyInstance, ctx: AppContext) {

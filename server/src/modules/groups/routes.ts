@@ -4,7 +4,7 @@ import { requireAdmin, requireUser, tryUser } from '../auth/guard.ts';
 import type { Feature } from '../index.ts';
 import { groupModels, groupNames, usableGroups } from './service.ts';
 
-/** Group lists (spec 000 §7, 001 §7, 002 §7): all groups for admins; usable groups and models for the caller. */
+/** Group lists: all groups for admins; usable groups and models for the caller. */
 export const groupsFeature: Feature = (app, ctx: AppContext) => {
   app.get('/group', { preHandler: requireAdmin(ctx) }, async () => ok(groupNames(ctx)));
 

@@ -18,7 +18,7 @@ export function groupRatio(ctx: AppContext, group: string): number {
 
 /**
  * The groups a user may pick for tokens and the playground: those of UserUsableGroups that have a ratio in
- * GroupRatio, plus always the user's own group (reference console-api.md §5.7).
+ * GroupRatio, plus always the user's own group.
  */
 export function usableGroups(ctx: AppContext, userGroup: string): Record<string, GroupInfo> {
   const usable = ctx.options.json<Record<string, string>>('UserUsableGroups') ?? {};

@@ -8,7 +8,7 @@ const optInt = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   z.preprocess(blank, z.coerce.number().int().min(min).max(max).optional());
 const optText = z.preprocess(blank, z.string().trim().max(191).optional());
 
-/** Filters shared by the list and stat endpoints (spec 001 §7 "Logs"). */
+/** Filters shared by the list and stat endpoints. */
 export const logFilterSchema = z.object({
   type: optInt(0, 5),
   username: optText,

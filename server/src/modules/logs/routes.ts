@@ -15,7 +15,7 @@ const cleanupSchema = z.object({
   ),
 });
 
-/** Usage logs (spec 001 §7 "Logs"): admins see every row, users only their own, without admin-only fields. */
+/** Usage logs: admins see every row, users only their own, without admin-only fields. */
 export function logsFeature(app: FastifyInstance, ctx: AppContext): void {
   const admin = { preHandler: requireAdmin(ctx) };
   const user = { preHandler: requireUser(ctx) };

@@ -82,7 +82,7 @@ async function list(ctx: AppContext, q: ListQuery, userId?: number) {
   });
 }
 
-/** Drawing (Midjourney) job lists, 10 per page with p from 0 (spec 002 §7). */
+/** Drawing (Midjourney) job lists, 10 per page with p from 0. */
 export default function midjourneyFeature(app: FastifyInstance, ctx: AppContext) {
   app.get('/mj/', { preHandler: requireAdmin(ctx) }, async (req) =>
     ok(await list(ctx, parseOr400(listQuery, req.query))),

@@ -99,7 +99,7 @@ const domainList = (d: string) =>
     }
     return undefined;
   });
-/** {group: [max requests >= 0, max successful requests >= 1]} (spec 001 §5 "Rate limit"). */
+/** {group: [max requests >= 0, max successful requests >= 1]}. */
 const groupRateLimits = (d: string) =>
   withCheck(j(d), (v) => {
     const m = JSON.parse(v);
@@ -238,7 +238,7 @@ export const OPTIONS: Record<string, OptionDef> = {
   MinTopUp: i(1),
   TopupGroupRatio: ratioMap('{}'),
   CustomCallbackAddress: s(''),
-  // --- every other key of specs 000 §3, 001 §3 and 002 (defaults from reference console-api.md §7.2, spec 001 §9)
+  // --- every other key the console reads or sets, with the defaults operators of this kind of gateway expect
   // OIDC
   'oidc.enabled': b(false),
   'oidc.client_id': s(''),
@@ -360,7 +360,7 @@ export const OPTIONS: Record<string, OptionDef> = {
   'model_fallbacks.client_enabled': b(false),
   'general_setting.ping_interval_enabled': b(false),
   'general_setting.ping_interval_seconds': intAtLeast(60, 1),
-  // Chat links shown in the status object (spec 000 §3 chat_link, chat_link2)
+  // Chat links shown in the status object (chat_link, chat_link2)
   ChatLink: link(),
   ChatLink2: link(),
 };

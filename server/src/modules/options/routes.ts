@@ -15,7 +15,7 @@ const PutBody = z.object({
 });
 
 /**
- * `GET /api/option/` and `PUT /api/option/` (spec 000 §7, 001 §7): admin only; secrets are never sent back.
+ * `GET /api/option/` and `PUT /api/option/`: admin only; secrets are never sent back.
  * Root-only options (@modelgate/shared isRootOnlyOption) are listed with `root_only: true` and only root may write them.
  */
 export const optionsFeature: Feature = (app, ctx: AppContext) => {

@@ -1,7 +1,7 @@
 import type { OptionStore } from './store.ts';
 
 /**
- * Switches that need other options first (reference console-api.md §7.3): turning one on while its
+ * Switches that need other options first: turning one on while its
  * prerequisites are blank is refused with the message below. `value` is the canonical new value.
  */
 const PREREQUISITES: Record<string, { needs: string[]; message: string }> = {

@@ -6,7 +6,7 @@ import { BUILT_IN_PRICES, resetModelPrices } from './reset.ts';
 import { createPricingCache, groupRatios, usableGroups } from './service.ts';
 
 /**
- * Public price list (spec 002 §3, reference console-api.md §13.2), the built-in price tables and the admin
+ * Public price list, the built-in price tables and the admin
  * "reset model ratios" action.
  */
 export default function pricingFeature(app: FastifyInstance, ctx: AppContext) {

@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.ts';
 import { UNSET_MODEL_RATIO } from '../../relay/billing/charge.ts';
 import { PriceCache } from '../../relay/cache/prices.ts';
 
-/** One row of the public price list (spec 002 §3 "Pricing row"). */
+/** One row of the public price list. */
 export interface PricingRow {
   model_name: string;
   /** 0: billed per token by ratio; 1: a fixed price per call. */

@@ -48,7 +48,7 @@ const validName = (n: string) => {
   return n;
 };
 
-/** Redemption codes (spec 001 §3-§7): admins manage them, any user redeems one with POST /api/user/topup. */
+/** Redemption codes: admins manage them, any user redeems one with POST /api/user/topup. */
 export function redemptionsFeature(app: FastifyInstance, ctx: AppContext): void {
   const admin = { preHandler: requireAdmin(ctx) };
   const limiter = createAttemptLimiter({ max: 10, windowSec: 600, redis: ctx.redis });

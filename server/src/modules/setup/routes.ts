@@ -27,7 +27,7 @@ const SetupBody = z.object({
   DemoSiteEnabled: flag.optional().default(false),
 });
 
-/** First-run setup (spec 002 §2 "Setup", §5, §7): create root once and choose the usage mode. */
+/** First-run setup: create root once and choose the usage mode. */
 export const setupFeature: Feature = (app, ctx: AppContext) => {
   app.get('/setup', async () => ok(await setupState(ctx)));
 

@@ -8,7 +8,7 @@ import { checkRelease } from './release.ts';
 import { START_TIME, VERSION } from './version.ts';
 
 /**
- * The public status object (spec 000 §3, 001 §3 "Status cache", 002 §3; reference console-api.md §13.1):
+ * The public status object (the console caches it):
  * what the console needs before login. Only public values: client ids and site keys, never secrets.
  */
 export async function statusObject(ctx: AppContext) {
@@ -70,6 +70,6 @@ export async function statusObject(ctx: AppContext) {
 
 export const statusFeature: Feature = (app, ctx: AppContext) => {
   app.get('/status', async () => ok(await statusObject(ctx)));
-  /** The version check (spec 000, other settings): the latest public release beside the running version. */
+  /** The version check: the latest public release beside the running version. */
   app.get('/status/release', { preHandler: requireAdmin(ctx) }, async () => ok(await checkRelease(ctx)));
 };

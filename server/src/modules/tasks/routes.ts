@@ -6,7 +6,7 @@ import { requireAdmin, requireUser } from '../auth/guard.ts';
 import { listQuery } from './schema.ts';
 import { listTasks } from './store.ts';
 
-/** Asynchronous task (Suno) lists, 10 per page with p from 0 (spec 002 §7): admins see all, users their own. */
+/** Asynchronous task (Suno) lists, 10 per page with p from 0: admins see all, users their own. */
 export default function tasksFeature(app: FastifyInstance, ctx: AppContext) {
   app.get('/task/', { preHandler: requireAdmin(ctx) }, async (req) =>
     ok(await listTasks(ctx, parseOr400(listQuery, req.query))),

@@ -3,7 +3,7 @@ import { z } from 'zod';
 const int0 = z.coerce.number().int('must be an integer').min(0, 'must not be negative').default(0);
 const text = (max: number) => z.string().trim().max(max).default('');
 
-/** The task log's filters (spec 002 §7, plus new-api's platform, action and status); times in seconds. */
+/** The task log's filters (with new-api's platform, action and status); times in seconds. */
 export const listQuery = z.object({
   p: int0,
   channel_id: int0,

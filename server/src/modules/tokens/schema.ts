@@ -58,7 +58,7 @@ const perMinute = (name: string) =>
 
 export const createTokenSchema = z.object({
   name,
-  // Spec 001 §9: a new token's default quota.
+  // A new token's default quota.
   remain_quota: quota.default(500_000),
   unlimited_quota: flag.default(false),
   expired_time: expiredTime.default(-1),

@@ -32,7 +32,7 @@ function notifyParams(req: FastifyRequest): Record<string, string> {
   return out;
 }
 
-/** Online top-up through an Epay-compatible gateway (spec 001 §4, §5, §7 "Wallet"), and the order list. */
+/** Online top-up through an Epay-compatible gateway (the wallet page), and the order list. */
 export function topupFeature(app: FastifyInstance, ctx: AppContext): void {
   const user = { preHandler: requireUser(ctx) };
 

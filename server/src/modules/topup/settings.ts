@@ -1,7 +1,7 @@
 import { ApiError } from '../../infra/envelope.ts';
 import type { OptionStore } from '../options/store.ts';
 
-/** The payment options (spec 000 "Payment") as the top-up code reads them. */
+/** The payment options (the settings page's payment section) as the top-up code reads them. */
 export interface PaymentSettings {
   payAddress: string;
   epayId: string;

@@ -78,7 +78,7 @@ function paging(q: z.infer<typeof Paging>) {
   return { page, pageSize, offset: (page - 1) * pageSize };
 }
 
-/** User administration (spec 000 §4-§7 "Users"; reference console-api.md §3.3, §5.4): admins only. */
+/** User administration: admins only. */
 export const adminUsersFeature: Feature = (app, ctx: AppContext) => {
   const admin = requireAdmin(ctx);
   const db = ctx.db.db;

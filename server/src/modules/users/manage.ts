@@ -14,7 +14,7 @@ const ROOT_REFUSALS: Partial<Record<ManageAction, string>> = {
 };
 
 /**
- * One admin action on a user (spec 000 §4, 002 §6; reference console-api.md §5.4). Admins act only on lower
+ * One admin action on a user. Admins act only on lower
  * roles (root on anyone below root); only root promotes to admin; root is never disabled, demoted or deleted;
  * a deleted user takes no action any more. Returns the row's new role and status.
  */

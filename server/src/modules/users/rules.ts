@@ -3,7 +3,7 @@ import { hasHiddenCharacters } from './names.ts';
 
 const HIDDEN = 'must not contain control, invisible or text-direction characters';
 
-/** Field rules shared by registration, admin create/edit and self edit (spec 002 §5: server-side rules). */
+/** Field rules shared by registration, admin create/edit and self edit; the server checks them itself. */
 export const USERNAME_MAX = 12;
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 20;

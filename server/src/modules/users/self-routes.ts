@@ -65,7 +65,7 @@ const isHttpsUrl = (s: string) => {
   }
 };
 
-/** The caller's own account (spec 000 §4-§7 "Personal"; reference console-api.md §3.2, §5.5-§5.8). */
+/** The caller's own account: the personal settings page. */
 export const selfFeature: Feature = (app, ctx: AppContext) => {
   const user = requireUser(ctx);
   const db = ctx.db.db;

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 
-/** A user's notification and pricing preferences, stored as JSON text in `users.setting` (spec 000 §3). */
+/** A user's notification and pricing preferences, stored as JSON text in `users.setting`. */
 export interface UserSetting {
   notify_type: 'email' | 'webhook';
-  /** Quota left below which the user is warned (spec 000 §9: default 500000). */
+  /** Quota left below which the user is warned (default 500000). */
   quota_warning_threshold: number;
   webhook_url: string;
   webhook_secret: string;

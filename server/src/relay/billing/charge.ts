@@ -103,7 +103,7 @@ export function holdFor(
 }
 
 /**
- * The log row's content text (reference §6.9), for API readers and old consoles; the console writes its own from
+ * The log row's content text, for API readers and old consoles; the console writes its own from
  * the row's `other`. Ratios as configured (0.075 stays 0.075), so both read the same figure.
  */
 export function logContent(price: Price & { unset?: boolean }): string {

@@ -1,5 +1,5 @@
 /**
- * The quota formulas (reference §6, spec 002 §9), computed exactly: every ratio is taken as the decimal it is
+ * The quota formulas, computed exactly: every ratio is taken as the decimal it is
  * written as (0.075 is 75/1000, not the nearest double) and the result is rounded half away from zero.
  */
 export interface Price {
@@ -157,7 +157,7 @@ export interface AudioUsage extends Usage {
 }
 
 /**
- * Quota for a response with audio (reference §6.6, with cached input priced as in textQuota):
+ * Quota for a response with audio (with cached input priced as in textQuota):
  * round(((P - K - A) + K x CacheRatio + A x AudioRatio + (C - B) x CompletionRatio
  *   + B x AudioRatio x AudioCompletionRatio) x ModelRatio x GroupRatio)
  * with K cached input tokens (text or audio: OpenAI prices both alike), A uncached audio input and B audio

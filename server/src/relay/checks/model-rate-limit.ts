@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.ts';
 import { RelayError } from '../errors.ts';
 
 /**
- * Per-user model request limits (ModelRequestRateLimit* options, reference relay-and-billing.md §7.2):
+ * Per-user model request limits (ModelRequestRateLimit* options):
  * within the last DurationMinutes a user may send at most Count requests (0 = no limit; failed ones count)
  * and get at most SuccessCount successful answers. ModelRequestRateLimitGroup ({group: [count, success]})
  * overrides both numbers for users of that group. Windows live in memory, or in Redis when configured so

@@ -1,5 +1,5 @@
 /**
- * The channel setting `thinking_to_content` (reference §9.5), for clients that only show `content`: the
+ * The channel setting `thinking_to_content`, for clients that only show `content`: the
  * reasoning deltas of an OpenAI stream become content wrapped in `<think>\n` ... `\n</think>\n`, and the
  * reasoning fields are removed. Returns a function that rewrites one parsed chunk into the chunks to send.
  */

@@ -13,7 +13,7 @@ import { consolePath, TopBar } from './TopBar.tsx';
 
 const COLLAPSE_KEY = 'default_collapse_sidebar';
 
-/** The side bar is hidden on home, chat and setup paths (spec 002 §2). */
+/** The side bar is hidden on home, chat and setup paths. */
 export function siderHidden(pathname: string) {
   return pathname === '/' || pathname === '/home' || pathname === '/setup' || pathname.startsWith('/chat');
 }

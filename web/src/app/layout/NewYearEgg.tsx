@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next';
 const SHOW_MS = 3000;
 const RELOAD_AFTER_MS = 10_000;
 
-/** On 1 January a 🎉 button sets off fireworks for 3 s; the page reloads 10 s later (spec 002 §2). */
+/** On 1 January a 🎉 button sets off fireworks for 3 s; the page reloads 10 s later. */
 export function NewYearEgg() {
   const { t } = useTranslation();
   const [firing, setFiring] = useState(false);

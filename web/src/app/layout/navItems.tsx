@@ -21,7 +21,7 @@ import type { Status } from '../../shared/status.ts';
 
 type Item = Required<MenuProps>['items'][number];
 
-/** Custom chat entries: `chats` is a list of `{name: link template}` (spec 002 §2); a broken value yields none. */
+/** Custom chat entries: `chats` is a list of `{name: link template}`; a broken value yields none. */
 export function chatNames(chats: unknown): string[] | 'invalid' {
   let list = chats;
   if (typeof list === 'string') {
@@ -38,7 +38,7 @@ export function chatNames(chats: unknown): string[] | 'invalid' {
   );
 }
 
-/** The side navigation of spec 002 §2; keys are the paths. */
+/** The side navigation; keys are the paths. */
 export function sideNavItems(t: TFunction, status: Status, isAdmin: boolean): Item[] {
   const chats = chatNames(status.chats);
   const chatItems =

@@ -8,7 +8,7 @@ import { feedback, showError } from '../../shared/feedback.tsx';
 import type { SessionUser } from '../../shared/session.ts';
 import { startSession } from './session.ts';
 
-/** /oauth/github|oidc|linuxdo: exchanges the code; 'bind' means an account binding (spec 002 §2). */
+/** /oauth/github|oidc|linuxdo: exchanges the code; 'bind' means an account binding. */
 export default function OAuthCallbackPage() {
   const { t } = useTranslation();
   const navigate = useNavigate();

@@ -11,7 +11,7 @@ import { Turnstile } from '../../shared/Turnstile.tsx';
 import { useCountdown } from '../../shared/useCountdown.ts';
 import { AuthCard } from './AuthCard.tsx';
 
-/** /reset: asks for a reset e-mail; the button then rests for 30 s (spec 001 §2). */
+/** /reset: asks for a reset e-mail; the button then rests for 30 s. */
 export default function ResetPage() {
   const { t } = useTranslation();
   const { status } = useStatus();

@@ -12,7 +12,7 @@ import { type OAuthProvider, oauthUrl } from './oauth.ts';
 import { startSession } from './session.ts';
 import { TelegramWidget } from './TelegramWidget.tsx';
 
-/** The third-party sign-in buttons the status object enables (spec 000 §2 Login). */
+/** The third-party sign-in buttons the status object enables on the login page. */
 export function ThirdPartyButtons() {
   const { t } = useTranslation();
   const { status } = useStatus();

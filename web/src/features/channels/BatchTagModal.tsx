@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { feedback } from '../../shared/feedback.tsx';
 
-/** Asks for one tag for the selected channels (spec 001 §5: the tag cannot be empty). */
+/** Asks for one tag for the selected channels (it cannot be empty). */
 export function BatchTagModal({
   count,
   open,

@@ -88,7 +88,7 @@ export default function ChannelsPage() {
       feedback.message?.success(t('channel.copied'));
       refresh();
     },
-    // Spec 001 §8: a channel gone since the list loaded, or any other failure.
+    // A channel gone since the list loaded, or any other failure.
     onError: (err) =>
       feedback.message?.error(
         err instanceof ApiFailure && err.status === 404 ? t('channel.notFound') : t('channel.copyFailed'),

@@ -6,7 +6,7 @@ import { feedback, showError } from '../../shared/feedback.tsx';
 import { readJson, writeJson } from '../../shared/storage.ts';
 import { fetchModelsAdHoc, fetchModelsById, knownModels, modelsByType } from './api.ts';
 
-/** The type -> default models map, cached under `channel_models` (spec 000 §3) so the form fills at once. */
+/** The type -> default models map, cached under `channel_models` so the form fills at once. */
 export function useTypeModels() {
   return useQuery({
     queryKey: ['models-by-type'],

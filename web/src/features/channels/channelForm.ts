@@ -30,7 +30,7 @@ export interface FormValues extends CostFormValues {
   auto_ban: boolean;
 }
 
-/** Spec 001 §9: type 1, group default, auto-ban on. */
+/** A new channel's defaults: type 1, group default, auto-ban on. */
 export const DEFAULTS: FormValues = {
   type: 1,
   name: '',

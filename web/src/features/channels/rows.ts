@@ -35,7 +35,7 @@ export function toRows(channels: Channel[], tagMode: boolean): Row[] {
   return out;
 }
 
-/** Spec 001 §4: green up to 1 s, lime up to 3 s, yellow up to 5 s, red above; untested when 0. */
+/** Response time colours: green up to 1 s, lime up to 3 s, yellow up to 5 s, red above; untested when 0. */
 export function responseColor(ms: number): string {
   if (!ms) return 'default';
   if (ms <= 1000) return 'green';

@@ -6,8 +6,8 @@ import { api } from '../../api/client.ts';
 import { feedback } from '../../shared/feedback.tsx';
 
 /**
- * The first enabled token key (`sk-...`) of the logged-in user, for chat links (spec 001 §2 "token-key
- * loader"): with no enabled token it says so and goes to /token after 1.5 s.
+ * The first enabled token key (`sk-...`) of the logged-in user, for chat links: with no enabled token it says
+ * so and goes to /token after 1.5 s.
  */
 export function useChatKey(): { key?: string; loading: boolean } {
   const { t } = useTranslation();

@@ -15,7 +15,7 @@ import { defaultFilters, LogFilterForm } from './LogFilterForm.tsx';
 import { LogStats } from './LogStats.tsx';
 import { UserInfoModal } from './UserInfoModal.tsx';
 
-/** Usage log (spec 001 §2, §7, §9): admins read every row through the admin endpoints, users their own. */
+/** Usage log: admins read every row through the admin endpoints, users their own. */
 export default function LogsPage() {
   const { t } = useTranslation();
   const { isAdmin } = useSession();

@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { QuotaText } from '../../shared/QuotaText.tsx';
 import { getUser } from './api.ts';
 
-/** Admins click a username in the log to see who it is (spec 001 §6). */
+/** Admins click a username in the log to see who it is. */
 export function UserInfoModal({ userId, onClose }: { userId?: number; onClose: () => void }) {
   const { t } = useTranslation();
   const user = useQuery({

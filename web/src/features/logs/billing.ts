@@ -2,7 +2,7 @@ import { formatUsd } from '@modelgate/shared';
 
 /**
  * The billing explanation of one usage-log row, as plain data (the page renders it). Input: the row's
- * `other` JSON written by the relay. Prices are US$ per 1M tokens: input = 2 x model ratio (spec 000 §9).
+ * `other` JSON written by the relay. Prices are US$ per 1M tokens: input = 2 x model ratio.
  */
 export interface LogOther {
   model_ratio?: number;

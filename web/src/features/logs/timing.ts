@@ -1,4 +1,4 @@
-/** Spec 001 §9 tag colours: total time and first-token time. */
+/** Tag colours: total time and first-token time. */
 export const totalTimeColor = (seconds: number) =>
   seconds < 101 ? 'green' : seconds < 300 ? 'orange' : 'red';
 export const firstTokenColor = (seconds: number) => (seconds < 3 ? 'green' : seconds < 10 ? 'orange' : 'red');

@@ -69,13 +69,13 @@ const CODE_COLOR: Record<number, string> = { 1: 'green', 21: 'lime', 22: 'orange
 /** Server pages are fixed at 10 rows. */
 const SERVER_PAGE = 10;
 
-/** The last 30 days up to an hour ahead (spec 002 §9), in milliseconds. */
+/** The last 30 days up to an hour ahead, in milliseconds. */
 const defaultRange = (): [Dayjs, Dayjs] => [
   dayjs().subtract(30, 'day').startOf('day'),
   dayjs().add(1, 'hour'),
 ];
 
-/** Drawing log (/midjourney, spec 002 §2): filters, 10-row server pages, image preview, prompt modals. */
+/** Drawing log (/midjourney): filters, 10-row server pages, image preview, prompt modals. */
 export default function MidjourneyPage() {
   const { t } = useTranslation();
   const { isAdmin } = useSession();

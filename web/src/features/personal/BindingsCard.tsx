@@ -135,7 +135,7 @@ function WechatBindModal({
   );
 }
 
-/** The sign-in methods tied to this account and how to add one (spec 000 §2 Personal settings). */
+/** The sign-in methods tied to this account and how to add one. */
 export function BindingsCard({ user }: { user: SelfUser }) {
   const { t } = useTranslation();
   const { status } = useStatus();

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../api/client.ts';
 
-/** `GET /api/user/self` (spec 000 §3 User, without secrets). */
+/** `GET /api/user/self` (the user, without secrets). */
 export interface SelfUser {
   id: number;
   username: string;

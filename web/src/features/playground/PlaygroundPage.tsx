@@ -60,7 +60,7 @@ function greetings(t: (k: string) => string): Message[] {
   ];
 }
 
-/** Chat with a model through the console session (spec 002 §2 "Playground", §4 message states). */
+/** Chat with a model through the console session. */
 export default function PlaygroundPage() {
   const { t } = useTranslation();
   const { token } = theme.useToken();

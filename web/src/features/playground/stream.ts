@@ -20,7 +20,7 @@ function errorMessage(status: number, text: string): string {
 }
 
 /**
- * Streams a playground chat (`POST /pg/chat/completions`, spec 002 §7): calls `onDelta` with each piece of
+ * Streams a playground chat (`POST /pg/chat/completions`): calls `onDelta` with each piece of
  * `choices[0].delta.content` and resolves when the DONE marker arrives or the stream closes. Throws with the
  * server's message on an HTTP error, and on an `error` event inside the stream.
  */

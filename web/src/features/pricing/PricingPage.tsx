@@ -41,7 +41,7 @@ async function fetchPricing(): Promise<PricingReply> {
   };
 }
 
-/** The public price list (spec 002 §2 "Pricing page", formulas of §9). */
+/** The public price list. */
 export default function PricingPage() {
   const { t } = useTranslation();
   const { user } = useSession();

@@ -1,4 +1,4 @@
-/** Spec 002 §9: what a model costs for a group, shown per 1M tokens or per call. */
+/** What a model costs for a group, shown per 1M tokens or per call. */
 export interface PricingRow {
   model_name: string;
   quota_type: 0 | 1;

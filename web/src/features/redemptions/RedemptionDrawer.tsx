@@ -14,7 +14,7 @@ interface FormValues {
   count?: number;
 }
 
-/** Spec 001 §9: a new code defaults to quota 100000 and count 1. */
+/** A new code defaults to quota 100000 and count 1. */
 const DEFAULTS: FormValues = { name: '', quota: 100_000, count: 1 };
 
 /** Create (editing = undefined) or edit one code. After a create, offers the new codes as a text file. */

@@ -24,7 +24,7 @@ const FIELDS: FieldDef[] = [
   },
 ];
 
-/** Per-user model request limits, with per-group overrides (spec 001 §5 "Rate limit"), then RPM / TPM by group and model. */
+/** Per-user model request limits, with per-group overrides, then RPM / TPM by group and model. */
 export function RateLimitTab({ options }: { options: OptionMap }) {
   return (
     <>

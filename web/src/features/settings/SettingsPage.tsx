@@ -13,7 +13,7 @@ import { SystemTab } from './system/SystemTab.tsx';
 const TABS = ['operation', 'ratelimit', 'models', 'guardrails', 'system', 'other'] as const;
 type Tab = (typeof TABS)[number];
 
-/** /setting?tab=operation|ratelimit|models|guardrails|system|other (spec 001 §2); an unknown tab shows operation. */
+/** /setting?tab=operation|ratelimit|models|guardrails|system|other; an unknown tab shows operation. */
 export default function SettingsPage() {
   const { t } = useTranslation();
   const [params, setParams] = useSearchParams();

@@ -21,7 +21,7 @@ export function useOptions() {
 }
 
 /**
- * The one way the settings page saves: one `PUT /api/option/` per changed key (spec 000 §7).
+ * The one way the settings page saves: one `PUT /api/option/` per changed key.
  * Resolves true when every key was saved. Shows 保存成功, the server's message for a single failure, or
  * 部分保存失败，请重试 when some of several keys failed; the options and the status object are refetched.
  */

@@ -27,7 +27,7 @@ export function checkGroupRoutingMode(value: unknown): string | undefined {
   return groupRoutingModeProblem(v) ? 'settings.error.groupRoutingMode' : undefined;
 }
 
-/** ModelRequestRateLimitGroup: {group: [max requests >= 0, max successes >= 1]} (spec 001 §5). */
+/** ModelRequestRateLimitGroup: {group: [max requests >= 0, max successes >= 1]}. */
 export function checkRateLimitGroups(value: unknown): string | undefined {
   if (!String(value ?? '').trim()) return undefined;
   const v = parse(value);

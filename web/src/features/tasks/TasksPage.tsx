@@ -46,7 +46,7 @@ function detailData(task: Task): unknown {
   }
 }
 
-/** Task log (/task, spec 002 §2): asynchronous tasks such as Suno, times in seconds, default window from today. */
+/** Task log (/task): asynchronous tasks such as Suno, times in seconds, default window from today. */
 export default function TasksPage() {
   const { t } = useTranslation();
   const { isAdmin } = useSession();

@@ -51,7 +51,7 @@ interface FormValues extends TokenRateLimitValues, BudgetValues {
   group?: string;
 }
 
-/** Spec 001 §9: a new token has 500000 quota, never expires, one at a time. */
+/** A new token has 500000 quota, never expires, one at a time. */
 const DEFAULTS: FormValues = {
   name: '',
   expiry: null,

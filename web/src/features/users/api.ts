@@ -1,7 +1,7 @@
 import { api } from '../../api/client.ts';
 import type { BudgetView } from '../budgets/types.ts';
 
-/** A user row as the admin list shows it (spec 000 §3). */
+/** A user row as the admin list shows it. */
 export interface UserRow extends BudgetView {
   id: number;
   username: string;

@@ -7,7 +7,7 @@ import { OnlineTopupCard } from './OnlineTopupCard.tsx';
 import { OrdersCard } from './OrdersCard.tsx';
 import { RedeemCard } from './RedeemCard.tsx';
 
-/** 我的钱包 (spec 001 §2, §5): balance, redeem a code, online top-up, and the top-up orders. */
+/** 我的钱包: balance, redeem a code, online top-up, and the top-up orders. */
 export default function WalletPage() {
   const { t } = useTranslation();
   const [params] = useSearchParams();

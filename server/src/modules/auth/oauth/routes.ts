@@ -53,9 +53,9 @@ const REDIRECT_PROVIDERS: Record<
 const FIELDS = { github: 'github_id', oidc: 'oidc_id', linuxdo: 'linux_do_id' } as const;
 
 /**
- * Third-party sign-in (spec 000 §7 "Login and registration", 002 §2 "OAuth callback"; reference
- * console-api.md §6): GitHub, OIDC and Linux DO through a state round trip, WeChat through its code server,
- * Telegram through the login widget's signature. A logged-in caller binds instead of logging in.
+ * Third-party sign-in and its OAuth callback: GitHub, OIDC and Linux DO through a state round trip, WeChat
+ * through its code server, Telegram through the login widget's signature. A logged-in caller binds instead of
+ * logging in.
  */
 export const oauthFeature: Feature = (app, ctx: AppContext) => {
   const critical = criticalRateLimit(ctx);

@@ -46,7 +46,7 @@ function initialValues(row?: PriceRow): Values {
 
 /**
  * Add or edit one model's price: per request (US$ per call) or per token, entered as ratios or as US$ per 1M
- * tokens (converted with spec 001 §4). Choosing per request clears the ratios and the other way round.
+ * tokens (converted as in priceMath.ts). Choosing per request clears the ratios and the other way round.
  */
 export function ModelPriceModal({
   open,
@@ -172,7 +172,7 @@ export function ModelPriceModal({
         <Form.Item name="mode" label={t('settings.pricing.mode')}>
           <Radio.Group
             onChange={(e) => {
-              // Spec 001 §4: per request clears the ratios; per token clears the fixed price.
+              // Per request clears the ratios; per token clears the fixed price.
               if (e.target.value === 'request')
                 form.setFieldsValue({
                   ratio: '',

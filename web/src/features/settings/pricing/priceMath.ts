@@ -2,8 +2,8 @@ import type { OptionMap } from '../api.ts';
 
 /**
  * The price editor's model: one row per model named in any of the four price options. A model with a
- * fixed `price` is billed per call and its ratios are ignored (spec 000 §5).
- * Conversions (spec 001 §4): input US$ per 1M tokens = 2 x model ratio; completion ratio = output price /
+ * fixed `price` is billed per call and its ratios are ignored.
+ * Conversions: input US$ per 1M tokens = 2 x model ratio; completion ratio = output price /
  * input price.
  */
 export interface PriceRow {

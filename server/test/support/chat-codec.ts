@@ -1,0 +1,134 @@
+import OpenAI from 'openai';
+import { beforeAll, expect } from 'vitest';
+import { chatCodec } from '../../src/relay/formats/chat/index.ts';
+import type {
+  CodecContext,
+  HubEvent,
+  HubPart,
+  HubResponse,
+  HubStop,
+  HubUsage,
+} from '../../src/relay/formats/hub.ts';
+import { cannedUpstream } from './canned-upstream.ts';
+export const ctx: CodecContext = { model: 'gateway-model', stream: false, requestId: 'req-test' };
+export const streamCtx: CodecContext = { ...ctx, stream: true, includeUsage: true };
+
+export const usage = (
+  input: number,
+  output: number,
+  cacheRead = 0,
+  reasoning = 0,
+  cacheWrite = 0,
+): HubUsage => ({
+  input,
+  output,
+  cacheRead,
+  cacheWrite,
+  cacheWrite1h: 0,
+  reasoning,
+});
+
+export interface Call {
+  id: string;
+  name: string;
+  args: string;
+}
+
+/** What a client would see of an answer: its texts, thinking, calls, stop and usage. */
+export interface Answer {
+  id?: string;
+  text: string;
+  thinking: string;
+  refusal: string;
+  calls: Call[];
+  stop?: HubStop;
+  usage?: HubUsage;
+}
+
+export function answerOfParts(parts: HubPart[]): Answer {
+  const a: Answer = { text: '', thinking: '', refusal: '', calls: [] };
+  for (const p of parts) {
+    if (p.type === 'text') a.text += p.text;
+    else if (p.type === 'thinking') a.thinking += p.text;
+    else if (p.type === 'refusal') a.refusal += p.text;
+    else if (p.type === 'tool_call') a.calls.push({ id: p.id, name: p.name, args: p.args });
+  }
+  return a;
+}
+
+export const answerOfResponse = (r: HubResponse): Answer => ({
+  ...answerOfParts(r.parts),
+  id: r.id,
+  stop: r.stop,
+  usage: r.usage,
+});
+
+export function answerOfEvents(events: HubEvent[]): Answer {
+  const a: Answer = { text: '', thinking: '', refusal: '', calls: [] };
+  const calls = new Map<number, Call>();
+  for (const e of events) {
+    if (e.type === 'start') a.id = e.id;
+    else if (e.type === 'text') a.text += e.text;
+    else if (e.type === 'thinking') a.thinking += e.text;
+    else if (e.type === 'refusal') a.refusal += e.text;
+    else if (e.type === 'tool_call') calls.set(e.index, { id: e.id, name: e.name, args: '' });
+    else if (e.type === 'tool_args') {
+      const c = calls.get(e.index);
+      if (!c) throw new Error(`tool_args for unopened call ${e.index}`);
+      c.args += e.delta;
+    } else if (e.type === 'usage') a.usage = e.usage;
+    else if (e.type === 'finish') {
+      if (a.stop) throw new Error('finish came twice');
+      a.stop = e.stop;
+    }
+  }
+  a.calls = [...calls.values()];
+  return a;
+}
+
+/** Replays a recorded stream through the decoder as the upstream frames it (each line, then [DONE]). */
+export function decodeLines(lines: string[], done = true): HubEvent[] {
+  const dec = chatCodec.streamDecoder(streamCtx);
+  const events: HubEvent[] = [];
+  for (const line of lines) events.push(...dec.push({ data: line }));
+  if (done) events.push(...dec.push({ data: '[DONE]' }));
+  events.push(...dec.end());
+  return events;
+}
+
+/** Runs hub events through the encoder and returns its SSE bytes. */
+export function encodeEvents(events: HubEvent[], c: CodecContext = streamCtx): string {
+  const enc = chatCodec.streamEncoder(c);
+  return events.map((e) => enc.push(e)).join('') + enc.end();
+}
+
+/** The data payloads of SSE text. */
+export const sseData = (sse: string) =>
+  sse
+    .split('\n\n')
+    .filter((f) => f.trim())
+    .map((f) => {
+      expect(f.startsWith('data: ')).toBe(true);
+      return f.slice('data: '.length);
+    });
+
+/** The official openai client's Chat Completions, reading what the encoder wrote from a loopback upstream. */
+export function chatClient() {
+  const upstream = cannedUpstream();
+  const sdk = { client: undefined as unknown as OpenAI };
+  beforeAll(() => {
+    sdk.client = new OpenAI({ apiKey: 'sk-test', baseURL: `${upstream.url}/v1`, maxRetries: 0 });
+  });
+  const params = { model: 'gateway-model', messages: [{ role: 'user' as const, content: 'hi' }] };
+  const serveStream = (events: HubEvent[]) => {
+    upstream.reply = { status: 200, type: 'text/event-stream', body: encodeEvents(events) };
+  };
+  const finalOf = (events: HubEvent[]) => {
+    serveStream(events);
+    return sdk.client.chat.completions
+      .stream({ ...params, stream_options: { include_usage: true } })
+      .finalChatCompletion();
+  };
+  const start: HubEvent = { type: 'start', id: 'msg_01abc', model: 'claude-sonnet-4-5', created: 1770000000 };
+  return { sdk, upstream, params, serveStream, finalOf, start };
+}
