@@ -12,6 +12,7 @@ import {
   streamCtx,
   usage,
 } from './support/chat-codec.ts';
+import { mayMatter } from '../src/relay/stream/format-stream.ts';
 import { fixtureChunks, fixtureJson, respacedChunks } from './support/fixtures.ts';
 
 describe('chat codec: text deltas read without the full parse', () => {
@@ -44,6 +45,30 @@ describe('chat codec: text deltas read without the full parse', () => {
       }
     // OpenAI's and Mistral's text chunks take this path; the count shows the test read some.
     expect(read).toBeGreaterThan(20);
+  });
+
+  it('a relayed stream decodes every recorded chunk that carries usage, an error or a finish reason', () => {
+    let skipped = 0;
+    for (const file of streams)
+      for (const line of fixtureChunks(file)) {
+        if (line === '[DONE]') continue;
+        const parsed = JSON.parse(line);
+        const matters =
+          (parsed.usage !== null && typeof parsed.usage === 'object') ||
+          parsed.error !== undefined ||
+          parsed.choices?.some((c: any) => typeof c.finish_reason === 'string');
+        if (matters) expect(mayMatter(line), line).toBe(true);
+        else if (!mayMatter(line)) skipped++;
+      }
+    // Text chunks (finish_reason null, usage null) pass unread.
+    expect(skipped).toBeGreaterThan(20);
+    const finish = (reason: string) => `{"index":1,"delta":{},"finish_reason"${reason}}`;
+    expect(mayMatter(chunk(`${delta('"a"')},${finish(' : "stop"')}`))).toBe(true);
+    expect(mayMatter(chunk(`${delta('"a"')},${finish(':null')}`))).toBe(false);
+    expect(mayMatter(chunk(delta('"a"'), ',"usage":null'))).toBe(false);
+    expect(mayMatter(chunk(delta('"a"'), ',"usage": {"total_tokens":2}'))).toBe(true);
+    expect(mayMatter('{"usageMetadata":{"totalTokenCount":2}}')).toBe(true);
+    expect(mayMatter('{"type":"error","error":{"message":"x"}}')).toBe(true);
   });
 
   it.each(streams)('%s: the same events as when every chunk takes the full parse', (file) => {

@@ -328,6 +328,11 @@ export interface HubError {
 export interface SseEvent {
   event?: string;
   data: string;
+  /**
+   * `data` already parsed as JSON by the relay of a same-format OpenAI stream, which reads the event too; null
+   * when it is not JSON. The chat decoder takes it instead of parsing again.
+   */
+  json?: unknown;
 }
 
 /** Turns one upstream stream's events into hub events; stateful, one per stream. */

@@ -17,11 +17,14 @@ export function chatEventRelay(
     const data = ev.data;
     if (!data || data === '[DONE]') return '';
     if (!rewrite && !(dropUsageOnly && mayMatter)) return `data: ${data}\n\n`;
-    let chunk: any;
-    try {
-      chunk = JSON.parse(data);
-    } catch {
-      return '';
+    // The event as the decoder read it, unless a rewrite will edit it (rewrites edit the chunk they get).
+    let chunk: any = rewrite ? undefined : ev.json;
+    if (chunk == null) {
+      try {
+        chunk = JSON.parse(data);
+      } catch {
+        return '';
+      }
     }
     if (dropUsageOnly && chunk?.usage && Array.isArray(chunk.choices) && chunk.choices.length === 0)
       return '';

@@ -1,6 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { RelayError } from '../errors.ts';
+import { parseJsonOrNull } from '../formats/common.ts';
 import type {
   HubError,
   HubEvent,
@@ -58,9 +59,10 @@ export interface FormatOutcome {
 
 /**
  * Events that may carry usage (OpenAI, Anthropic, Responses `usage`; Gemini `usageMetadata`), an error, or
- * OpenAI's finish reason.
+ * OpenAI's finish reason. One pattern: it costs less per event than searching for each key on its own.
  */
 const MAY_MATTER = /"usage(?:Metadata)?"\s*:\s*\{|"error"|"finish_reason"\s*:\s*"/;
+export const mayMatter = (data: string): boolean => MAY_MATTER.test(data);
 
 /** A hub error as the relay's error (not local: another channel may do better). */
 export const relayErrorOf = (e: HubError) =>
@@ -156,8 +158,12 @@ export async function relayFormatStream(o: FormatStreamOptions, startedAt: numbe
       if (relayed) {
         kept.push(ev);
         if (ev.data === '[DONE]') sawDone = true;
-        const matters = sawDone || MAY_MATTER.test(ev.data);
-        if (matters) drain(o.decoder.push(ev));
+        const matters = sawDone || mayMatter(ev.data);
+        if (matters) {
+          // An OpenAI stream's relay reads these events too: parsed once, for both.
+          if (o.relayEvent && !sawDone) ev.json = parseJsonOrNull(ev.data);
+          drain(o.decoder.push(ev));
+        }
         if (o.relayEvent && !(out.error && !client.started)) buf += o.relayEvent(ev, matters);
       } else buf += drain(o.decoder.push(ev));
       if (o.arrayFrames && ev.data) buf += `${elements++ === 0 ? '[' : ',\r\n'}${ev.data}`;

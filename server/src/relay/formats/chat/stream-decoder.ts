@@ -105,7 +105,7 @@ export function streamDecoder(ctx: CodecContext): HubStreamDecoder {
         const text = textDeltaOf(data);
         if (text !== undefined) return text ? [{ type: 'text', text }] : [];
       }
-      const chunk = parseJsonOrNull(data);
+      const chunk = ev.json != null ? ev.json : parseJsonOrNull(data);
       if (!isObj(chunk)) return []; // not a chunk (a keep-alive or a provider's comment line)
       const out: HubEvent[] = [];
       if (chunk.error !== undefined && chunk.error !== null) {
