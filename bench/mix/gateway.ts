@@ -9,7 +9,7 @@ import { migrate, openDatabase } from '../../server/src/db/index.ts';
 import { hashPassword } from '../../server/src/modules/auth/password.ts';
 import { exportQuotaData } from '../../server/src/modules/data/export.ts';
 import { runRetention } from '../../server/src/modules/retention/job.ts';
-import { relayState } from '../../server/src/relay/state.ts';
+import { relayState } from '../../server/src/relay/relay-state.ts';
 import { seedLogRows } from '../logs/seed.ts';
 import { CHANNELS, MODEL_RATIOS, TOKENS_PER_USER, tokenKey, USERS } from './traffic.ts';
 

@@ -1,4 +1,4 @@
-import { relayState } from '../../server/src/relay/state.ts';
+import { relayState } from '../../server/src/relay/relay-state.ts';
 import type { Gateway } from './gateway.ts';
 
 /**

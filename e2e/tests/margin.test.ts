@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { afterAll, describe, expect, test } from 'vitest';
 import { exportQuotaData } from '../../server/src/modules/data/export.ts';
-import { relayState } from '../../server/src/relay/state.ts';
+import { relayState } from '../../server/src/relay/relay-state.ts';
 import { type FlakyUpstream, startFlakyUpstream } from '../../server/test/support/mock-flaky.ts';
 import { flushLedger, seedChannel, seedToken, seedUser } from '../../server/test/support/relay-seed.ts';
 import { loginViaApi, openConsole, ROOT, settle, shootAll, shot } from '../support/index.ts';

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from 'vitest';
-import { midjourneyTasks } from '../../server/src/relay/midjourney/refresh.ts';
-import { relayState } from '../../server/src/relay/state.ts';
+import { relayState } from '../../server/src/relay/relay-state.ts';
+import { midjourneyTasks } from '../../server/src/relay/tasks/midjourney/refresh.ts';
 import { type MidjourneyProxy, startMidjourneyProxy } from '../../server/test/support/mock-midjourney.ts';
 import { seedChannel, seedToken, seedUser } from '../../server/test/support/relay-seed.ts';
 import { loginViaApi, openConsole, ROOT, settle, shootAll } from '../support/index.ts';

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, test } from 'vitest';
+import { relayState } from '../../server/src/relay/relay-state.ts';
 import type { MemoryCacheStore } from '../../server/src/relay/response-cache/memory-store.ts';
-import { relayState } from '../../server/src/relay/state.ts';
 import { type MockUpstream, startMockUpstream } from '../../server/test/support/mock-upstream.ts';
 import { seedChannel } from '../../server/test/support/relay-seed.ts';
 import { loggedRows, loginViaApi, openConsole, ROOT, settle, shootAll } from '../support/index.ts';

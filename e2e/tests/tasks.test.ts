@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from 'vitest';
-import { relayState } from '../../server/src/relay/state.ts';
-import { sunoTasks } from '../../server/src/relay/suno/refresh.ts';
+import { relayState } from '../../server/src/relay/relay-state.ts';
+import { sunoTasks } from '../../server/src/relay/tasks/suno/refresh.ts';
 import { PNG } from '../../server/test/support/mock-midjourney.ts';
 import { AUDIOPIPE, CDN, type SunoApi, startSunoApi, WAV } from '../../server/test/support/mock-suno.ts';
 import { seedChannel, seedToken, seedUser } from '../../server/test/support/relay-seed.ts';

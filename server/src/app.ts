@@ -21,16 +21,16 @@ import { newRequestId, REQUEST_ID_HEADER } from './infra/request-id.ts';
 import { setSecurityHeaders } from './infra/security-headers.ts';
 import { registerAuditHooks } from './modules/audit/hook.ts';
 import { FEATURES } from './modules/index.ts';
-import { createLane } from './relay/lane/lane.ts';
-import { RELAY_PREFIXES, registerRelay } from './relay/routes.ts';
-import { pendingCaches, relayState } from './relay/state.ts';
+import { createLane } from './relay/http/lane/lane.ts';
+import { RELAY_PREFIXES, registerRelay } from './relay/http/routes.ts';
+import { pendingCaches, relayState } from './relay/relay-state.ts';
 
 /** Operations endpoints: never rate limited, never the console's headers or page. */
 const OPS_PATHS = new Set([METRICS_PATH, ...PROBE_PATHS]);
 
 /** Builds the HTTP server: the console API under /api, the relay, and the built web app with SPA fallback. */
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
-  // The relay's main JSON endpoints bypass Fastify's request lifecycle (relay/lane); the rest goes to Fastify.
+  // The relay's main JSON endpoints bypass Fastify's request lifecycle (relay/http/lane); the rest goes to Fastify.
   const lane = createLane(ctx);
   // Health probes too: they answer while Fastify is closing (/readyz then says so).
   const readiness = createReadiness(ctx, () => pendingCaches(relayState(ctx)));

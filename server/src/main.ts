@@ -2,7 +2,7 @@ import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { createContext } from './context.ts';
 import { applyConfigFileAtStart } from './modules/config/startup.ts';
-import { relayState } from './relay/state.ts';
+import { relayState } from './relay/relay-state.ts';
 
 const config = loadConfig();
 const ctx = await createContext(config);

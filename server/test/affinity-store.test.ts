@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConversationAffinity } from '../src/relay/affinity/store.ts';
+import { ConversationAffinity } from '../src/relay/route/affinity/store.ts';
 
 describe('conversation affinity store', () => {
   it('forgets a conversation a while after its last turn; each turn starts the while again', () => {

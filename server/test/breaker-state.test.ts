@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ChannelBreakers } from '../src/relay/breaker/breaker.ts';
-import type { BreakerSettings } from '../src/relay/breaker/settings.ts';
+import { ChannelBreakers } from '../src/relay/route/breaker/breaker.ts';
+import type { BreakerSettings } from '../src/relay/route/breaker/settings.ts';
 
 /** The breaker's state machine on a clock the test moves: window, threshold, cool-down, probes, sharing. */
 const SETTINGS: BreakerSettings = {

@@ -1,6 +1,6 @@
 import { Role } from '@modelgate/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { relayState } from '../src/relay/state.ts';
+import { relayState } from '../src/relay/relay-state.ts';
 import { BUDGET_MODEL, BUDGET_PRICES, CALL_QUOTA } from './support/budget-relay.ts';
 import { type ConsoleClient, loginAs } from './support/console-client.ts';
 import { type MockUpstream, startMockUpstream } from './support/mock-upstream.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renewDueBudgets } from '../src/ledger/budget/reset-job.ts';
 import { creditUser, LedgerLogType } from '../src/ledger/credit.ts';
-import { relayState } from '../src/relay/state.ts';
+import { relayState } from '../src/relay/relay-state.ts';
 import { ask, BUDGET_MODEL, BUDGET_PRICES, CALL_QUOTA, localText, setClock } from './support/budget-relay.ts';
 import { type ConsoleClient, loginAs } from './support/console-client.ts';
 import { DATABASES, redisUp as redisAvailable } from './support/databases.ts';

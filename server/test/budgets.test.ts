@@ -6,7 +6,7 @@ import { loadConfig } from '../src/config.ts';
 import { createContext } from '../src/context.ts';
 import { renewDueBudgets } from '../src/ledger/budget/reset-job.ts';
 import { periodAt, ruleOf } from '../src/ledger/budget/rule.ts';
-import { relayState } from '../src/relay/state.ts';
+import { relayState } from '../src/relay/relay-state.ts';
 import {
   ask,
   BUDGET_MODEL,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { RelayError } from '../src/relay/errors.ts';
 import { anthropicCodec } from '../src/relay/formats/anthropic/index.ts';
 import type { HubStop, HubUsage } from '../src/relay/formats/hub.ts';
+import { RelayError } from '../src/relay/relay-error.ts';
 import {
   answerOfEvents,
   answerOfResponse,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { RelayError } from '../src/relay/errors.ts';
 import { anthropicCodec } from '../src/relay/formats/anthropic/index.ts';
 import { chatCodec } from '../src/relay/formats/chat/index.ts';
 import type { CodecContext, HubPart, HubRequest } from '../src/relay/formats/hub.ts';
+import { RelayError } from '../src/relay/relay-error.ts';
 import { ctx, png } from './support/anthropic-codec.ts';
 
 describe('anthropic codec: request encoding for an Anthropic upstream', () => {

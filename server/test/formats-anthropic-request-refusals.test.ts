@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RelayError } from '../src/relay/errors.ts';
+import { RelayError } from '../src/relay/relay-error.ts';
 import { badRequestOf, base, decode, user } from './support/anthropic-codec.ts';
 
 describe('anthropic codec: request decoding', () => {

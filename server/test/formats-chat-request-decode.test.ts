@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { RelayError } from '../src/relay/errors.ts';
 import { chatCodec } from '../src/relay/formats/chat/index.ts';
 import { packCallId } from '../src/relay/formats/common.ts';
+import { RelayError } from '../src/relay/relay-error.ts';
 import { ctx } from './support/chat-codec.ts';
 
 describe('chat codec: request decoding', () => {

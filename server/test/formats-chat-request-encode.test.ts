@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { RelayError } from '../src/relay/errors.ts';
 import { chatCodec } from '../src/relay/formats/chat/index.ts';
 import { packCallId } from '../src/relay/formats/common.ts';
 import type { HubRequest } from '../src/relay/formats/hub.ts';
+import { RelayError } from '../src/relay/relay-error.ts';
 import { ctx, streamCtx } from './support/chat-codec.ts';
 
 describe('chat codec: request encoding for an OpenAI-compatible upstream', () => {

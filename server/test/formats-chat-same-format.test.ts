@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { mayMatter } from '../src/relay/answer/stream/format-stream.ts';
 import { chatCodec } from '../src/relay/formats/chat/index.ts';
 import { textDeltaOf } from '../src/relay/formats/chat/stream-decoder.ts';
 import type { HubEvent } from '../src/relay/formats/hub.ts';
@@ -12,7 +13,6 @@ import {
   streamCtx,
   usage,
 } from './support/chat-codec.ts';
-import { mayMatter } from '../src/relay/stream/format-stream.ts';
 import { fixtureChunks, fixtureJson, respacedChunks } from './support/fixtures.ts';
 
 describe('chat codec: text deltas read without the full parse', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { RelayError } from '../src/relay/errors.ts';
 import { geminiCodec } from '../src/relay/formats/gemini/index.ts';
 import { PartialArgsWriter } from '../src/relay/formats/gemini/partial-args.ts';
+import { RelayError } from '../src/relay/relay-error.ts';
 import { fixtureChunks, fixtureJson } from './support/fixtures.ts';
 import {
   answerOfEvents,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RelayError } from '../src/relay/errors.ts';
+import { RelayError } from '../src/relay/relay-error.ts';
 import { decode, modelTurn, user } from './support/gemini-codec.ts';
 
 describe('gemini codec: request decoding', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { RelayError } from '../src/relay/errors.ts';
 import type { HubRequest } from '../src/relay/formats/hub.ts';
 import { responsesCodec } from '../src/relay/formats/responses/index.ts';
+import { RelayError } from '../src/relay/relay-error.ts';
 import { fixtureChunks, fixtureJson } from './support/fixtures.ts';
 import {
   answerOfEvents,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RelayError } from '../src/relay/errors.ts';
 import { responsesCodec } from '../src/relay/formats/responses/index.ts';
+import { RelayError } from '../src/relay/relay-error.ts';
 import { ctx } from './support/responses-codec.ts';
 
 describe('responses codec: request decoding (Codex CLI, Agents SDK)', () => {

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
-import { relayState } from '../src/relay/state.ts';
+import { relayState } from '../src/relay/relay-state.ts';
 import { type MockUpstream, startMockUpstream } from './support/mock-upstream.ts';
 import { parseExposition, type Scrape, scrape } from './support/prometheus.ts';
 import { flushLedger, seedChannel, seedToken, seedUser } from './support/relay-seed.ts';

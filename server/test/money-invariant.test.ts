@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { relayState } from '../src/relay/state.ts';
+import { relayState } from '../src/relay/relay-state.ts';
 import { type CountingUpstream, startCountingUpstream } from './support/counting-upstream.ts';
 import { DATABASES, redisUp } from './support/databases.ts';
 import type { ClientFormat } from './support/format-clients.ts';

@@ -7,7 +7,7 @@ import WebSocket from 'ws';
 import { setResolverForTests } from '../src/infra/ssrf.ts';
 import { audioQuota } from '../src/relay/billing/quota.ts';
 import { realtimeUsage } from '../src/relay/realtime/usage.ts';
-import { relayState } from '../src/relay/state.ts';
+import { relayState } from '../src/relay/relay-state.ts';
 import {
   AUDIO_DELTAS,
   AUDIO_TOKENS_PER_DELTA,

@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { ChannelStatus, Role } from '@modelgate/shared';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { relayState } from '../src/relay/state.ts';
+import { relayState } from '../src/relay/relay-state.ts';
 import { type ConsoleClient, loginAs } from './support/console-client.ts';
 import { type MockUpstream, startMockUpstream } from './support/mock-upstream.ts';
 import { seedToken, seedUser } from './support/relay-seed.ts';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { type AppContext, createContext } from '../src/context.ts';
-import { relayState } from '../src/relay/state.ts';
+import { relayState } from '../src/relay/relay-state.ts';
 import { ConsoleClient, loginAs } from './support/console-client.ts';
 import { DATABASES, REDIS_URL, redisUp as redisAvailable } from './support/databases.ts';
 import { type FlakyUpstream, startFlakyUpstream } from './support/mock-flaky.ts';

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { relayState } from '../src/relay/state.ts';
+import { relayState } from '../src/relay/relay-state.ts';
 import { type MockUpstream, startMockUpstream } from './support/mock-upstream.ts';
 import { flushLedger, seedChannel, seedToken, seedUser } from './support/relay-seed.ts';
 import { startServer, type TestServer } from './support/server.ts';

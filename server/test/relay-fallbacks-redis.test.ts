@@ -1,6 +1,6 @@
 import { ChannelType } from '@modelgate/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { relayState } from '../src/relay/state.ts';
+import { relayState } from '../src/relay/relay-state.ts';
 import { redisUp as redisAvailable } from './support/databases.ts';
 import { type ClientFormat, formatClient } from './support/format-clients.ts';
 import { startInstances } from './support/instances.ts';

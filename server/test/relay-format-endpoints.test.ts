@@ -2,7 +2,7 @@ import { ChannelType } from '@modelgate/shared';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchUpstreamModels } from '../src/modules/channels/fetch-models.ts';
-import { testChannel } from '../src/relay/channel-test.ts';
+import { testChannel } from '../src/relay/call/channel-test.ts';
 import { anthropicAnswer, geminiAnswer } from './support/fixture-answers.ts';
 import { type FormatsMock, startFormatsMock } from './support/mock-formats.ts';
 import { type MockUpstream, startMockUpstream } from './support/mock-upstream.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { relayState } from '../src/relay/state.ts';
+import { relayState } from '../src/relay/relay-state.ts';
 import { DATABASES, redisUp as redisAvailable } from './support/databases.ts';
 import { say } from './support/guard-clients.ts';
 import { startInstances } from './support/instances.ts';

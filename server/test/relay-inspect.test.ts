@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inspectJson } from '../src/relay/formats/openai/request.ts';
+import { inspectJson } from '../src/relay/admit/inspect-request.ts';
 
 /**
  * The hold's prompt estimate: UTF-8 bytes of the prompt text / 3, 255 tokens an image, plus 3 per message and 3

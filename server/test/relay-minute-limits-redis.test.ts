@@ -1,8 +1,8 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inspectJson } from '../src/relay/formats/openai/request.ts';
-import { createMinuteLimits } from '../src/relay/limits/minute-limits.ts';
-import { relayState } from '../src/relay/state.ts';
+import { inspectJson } from '../src/relay/admit/inspect-request.ts';
+import { createMinuteLimits } from '../src/relay/admit/limits/minute-limits.ts';
+import { relayState } from '../src/relay/relay-state.ts';
 import { type ConsoleClient, loginAs } from './support/console-client.ts';
 import { redisUp as redisAvailable } from './support/databases.ts';
 import { startInstances } from './support/instances.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { creditUser, LedgerLogType } from '../src/ledger/credit.ts';
-import { relayState } from '../src/relay/state.ts';
+import { relayState } from '../src/relay/relay-state.ts';
 import { DATABASES, redisUp as redisAvailable } from './support/databases.ts';
 import { startInstances } from './support/instances.ts';
 import { type MockUpstream, startMockUpstream } from './support/mock-upstream.ts';

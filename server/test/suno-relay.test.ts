@@ -1,8 +1,8 @@
 import { ChannelStatus, Role } from '@modelgate/shared';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { relayState } from '../src/relay/state.ts';
-import { sunoTasks } from '../src/relay/suno/refresh.ts';
-import { ownTask } from '../src/relay/suno/store.ts';
+import { relayState } from '../src/relay/relay-state.ts';
+import { sunoTasks } from '../src/relay/tasks/suno/refresh.ts';
+import { ownTask } from '../src/relay/tasks/suno/store.ts';
 import { type ConsoleClient, loginAs } from './support/console-client.ts';
 import { DATABASES } from './support/databases.ts';
 import { type SunoApi, startSunoApi } from './support/mock-suno.ts';

@@ -3,8 +3,8 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CallAbort } from '../src/relay/call-abort.ts';
-import { DispatchedCall } from '../src/relay/upstream-body.ts';
+import { CallAbort } from '../src/relay/call/call-abort.ts';
+import { DispatchedCall } from '../src/relay/call/upstream-response.ts';
 
 /** The upstream call's body on a real loopback server: whole reads, chunked reads, backpressure and aborts. */
 let server: Server;

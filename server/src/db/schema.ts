@@ -105,7 +105,7 @@ export interface ChannelsTable {
   setting: string;
   param_override: string;
   max_input_tokens: number;
-  /** Multi-key channels: JSON of the keys that are not enabled, by fingerprint (relay/cache/channel-keys.ts). */
+  /** Multi-key channels: JSON of the keys that are not enabled, by fingerprint (relay/table-cache/channel-keys.ts). */
   key_status: string | null;
 }
 

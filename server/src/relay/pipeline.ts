@@ -8,31 +8,31 @@ import {
   traceStart,
   traceUsage,
 } from '../infra/tracing/relay-trace.ts';
-import { conversationOf } from './affinity/conversation.ts';
-import { runAttempts } from './attempts.ts';
-import type { Caller } from './auth.ts';
+import type { Caller } from './admit/auth.ts';
+import type { Produced, RelayInput } from './admit/relay-input.ts';
+import { streamInFormats } from './answer/format-answer.ts';
+import { answerOperation } from './answer/operations/index.ts';
 import { expectedTokens, holdFor, priceFor } from './billing/charge.ts';
-import type { ChannelEntry } from './cache/channels.ts';
-import { CallAbort } from './call-abort.ts';
-import { convertedUserPolicy } from './end-user.ts';
-import { failureStatus, RelayError, upstreamError } from './errors.ts';
-import type { RelayReply, RelayRequest } from './exchange.ts';
-import { withFallbacks } from './fallbacks/index.ts';
-import { streamInFormats } from './format-attempt.ts';
+import { CallAbort } from './call/call-abort.ts';
+import { convertedUserPolicy } from './call/end-user-id.ts';
+import { callFor, outgoingFor } from './call/upstream-request.ts';
 import { guardPrompt } from './guardrails/prompt.ts';
-import type { Produced, RelayInput } from './input.ts';
-import { answerOperation } from './operations/index.ts';
-import { callFor, outgoingFor } from './outgoing.ts';
+import type { RelayReply, RelayRequest } from './http/exchange.ts';
 import { adapterFor } from './providers/index.ts';
 import { bodyOf } from './providers/response.ts';
 import type { HeldCall, RelayCall } from './relay-call.ts';
+import { failureStatus, RelayError, upstreamError } from './relay-error.ts';
+import type { RelayState } from './relay-state.ts';
 import { lookupCache } from './response-cache/index.ts';
-import { pinnedLease } from './router/router.ts';
-import { mapStatus, shouldRetry } from './routing.ts';
-import { settle } from './settle.ts';
-import type { RelayState } from './state.ts';
+import { conversationOf } from './route/affinity/conversation.ts';
+import { runAttempts } from './route/attempts.ts';
+import { mapStatus, shouldRetry } from './route/failover.ts';
+import { withFallbacks } from './route/fallbacks/index.ts';
+import { pinnedLease } from './route/router.ts';
+import { settle } from './settle/settle.ts';
+import type { ChannelEntry } from './table-cache/channels.ts';
 
-export type { RelayInput } from './input.ts';
+export type { RelayInput } from './admit/relay-input.ts';
 
 const now = () => performance.now();
 const CLIENT_GONE = new DOMException('the client closed the request', 'AbortError');
@@ -52,7 +52,7 @@ export function runRelay(
   const startedAt = now();
   const meter = state.metrics?.start(input.format, input.info.model, startedAt);
   traceStart(req, input);
-  // Model fallbacks (relay/fallbacks/): when every channel of the model fails, the next model is tried.
+  // Model fallbacks (relay/route/fallbacks/): when every channel of the model fails, the next model is tried.
   const run = (attempt: RelayInput) =>
     relay({ state, req, reply, caller, input: attempt, startedAt, meter, chain: [] });
   const relayed = () => withFallbacks(state, req, reply, caller, input, run);
@@ -137,7 +137,7 @@ async function relay(call: RelayCall): Promise<void> {
   }
   const held: HeldCall = Object.assign(call, { price, hold });
 
-  // A conversation's turns stay on the channel and key that answered its last turn (relay/affinity).
+  // A conversation's turns stay on the channel and key that answered its last turn (relay/route/affinity).
   const conversation =
     caller.pinned || !state.channels.offersChoice(caller.group, model)
       ? undefined

@@ -1,10 +1,10 @@
 import type { RelayMeter } from '../infra/metrics/relay-metrics.ts';
 import type { Hold } from '../ledger/balance.ts';
-import type { Caller } from './auth.ts';
+import type { Caller } from './admit/auth.ts';
+import type { RelayInput } from './admit/relay-input.ts';
 import type { Price } from './billing/quota.ts';
-import type { RelayReply, RelayRequest } from './exchange.ts';
-import type { RelayInput } from './input.ts';
-import type { RelayState } from './state.ts';
+import type { RelayReply, RelayRequest } from './http/exchange.ts';
+import type { RelayState } from './relay-state.ts';
 
 /** One relay request as it goes through the pipeline: who asks what, where the answer goes, since when. */
 export interface RelayCall {

@@ -1,6 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { beforeAll, expect } from 'vitest';
-import { RelayError } from '../../src/relay/errors.ts';
 import { anthropicCodec } from '../../src/relay/formats/anthropic/index.ts';
 import type {
   CodecContext,
@@ -10,6 +9,7 @@ import type {
   HubStop,
   HubUsage,
 } from '../../src/relay/formats/hub.ts';
+import { RelayError } from '../../src/relay/relay-error.ts';
 import { cannedUpstream } from './canned-upstream.ts';
 export const ctx: CodecContext = { model: 'gateway-model', stream: false, requestId: 'req-test' };
 export const streamCtx: CodecContext = { ...ctx, stream: true };

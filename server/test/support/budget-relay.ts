@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../../src/context.ts';
 import { formatLocal } from '../../src/ledger/budget/rule.ts';
-import { relayState } from '../../src/relay/state.ts';
+import { relayState } from '../../src/relay/relay-state.ts';
 import { fixtureJson } from './fixtures.ts';
 import { serveMock } from './mock-server.ts';
 

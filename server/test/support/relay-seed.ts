@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import bcrypt from 'bcryptjs';
 import type { AppContext } from '../../src/context.ts';
-import { relayState } from '../../src/relay/state.ts';
+import { relayState } from '../../src/relay/relay-state.ts';
 
 /**
  * Rows for relay tests, written straight to the database (the relay reads them through its caches, as it

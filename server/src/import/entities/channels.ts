@@ -6,7 +6,7 @@ import { adminUrlPolicy, literalRefusal } from '../../infra/ssrf.ts';
 import { abilityRows } from '../../modules/channels/abilities.ts';
 import { checkKeyFormat } from '../../modules/channels/keys.ts';
 import { channelTargetRefusal } from '../../modules/channels/targets.ts';
-import { joinKeys, type KeyState, keyFingerprint, splitKeys } from '../../relay/cache/channel-keys.ts';
+import { joinKeys, type KeyState, keyFingerprint, splitKeys } from '../../relay/table-cache/channel-keys.ts';
 import { mapChannelType } from '../channel-types.ts';
 import { bumpSequence, commitRows, errorText, type ImportJob, inSavepoint, sourceBatches } from '../job.ts';
 import { exactInt, fit, int, jsonObject, num, str } from '../values.ts';

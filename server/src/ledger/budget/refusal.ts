@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.ts';
-import { RelayError } from '../../relay/errors.ts';
+import { RelayError } from '../../relay/relay-error.ts';
 import type { BudgetRefusal } from '../balance.ts';
 import { describeQuota } from '../credit.ts';
 import type { Budget } from './budget.ts';

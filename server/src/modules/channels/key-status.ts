@@ -10,7 +10,7 @@ import {
   keptStates,
   parseKeyStates,
   splitKeys,
-} from '../../relay/cache/channel-keys.ts';
+} from '../../relay/table-cache/channel-keys.ts';
 import { type KeyView, keyViews } from './key-views.ts';
 import { checkKeyFormat } from './keys.ts';
 import { writeStatus } from './service.ts';

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../infra/envelope.ts';
-import { toEntry } from '../../relay/cache/channels.ts';
-import { testChannel as sendTest } from '../../relay/channel-test.ts';
+import { testChannel as sendTest } from '../../relay/call/channel-test.ts';
+import { toEntry } from '../../relay/table-cache/channels.ts';
 import { keyRefused, shouldDisableChannel } from './health.ts';
 import { disableKey } from './key-status.ts';
 import { type KeyView, keyViews } from './key-views.ts';

@@ -1,5 +1,5 @@
 import { ChannelStatus } from '@modelgate/shared';
-import { channelKeys } from '../../relay/cache/channel-keys.ts';
+import { channelKeys } from '../../relay/table-cache/channel-keys.ts';
 import type { ChannelRow } from './store.ts';
 
 /** One key as the console sees it: its position, fingerprint and status, never the key. */

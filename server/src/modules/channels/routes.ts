@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { ApiError, ok } from '../../infra/envelope.ts';
 import { parseOr400 } from '../../infra/validate.ts';
-import { breakersFor } from '../../relay/breaker/index.ts';
+import { breakersFor } from '../../relay/route/breaker/index.ts';
 import { requireAdmin, requireUser } from '../auth/guard.ts';
 import type { Feature } from '../index.ts';
 import { updateAllBalances, updateBalance } from './balance.ts';

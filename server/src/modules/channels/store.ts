@@ -2,7 +2,7 @@ import type { Expression, Kysely, Selectable, SqlBool } from 'kysely';
 import type { Database, Db } from '../../db/index.ts';
 import type { ChannelsTable } from '../../db/schema.ts';
 import { containsLike } from '../../infra/like.ts';
-import { channelKeys } from '../../relay/cache/channel-keys.ts';
+import { channelKeys } from '../../relay/table-cache/channel-keys.ts';
 
 export type ChannelRow = Selectable<ChannelsTable>;
 /** A channel as the console API sends it: every column except the key, which never leaves the server. */

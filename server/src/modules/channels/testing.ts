@@ -1,7 +1,7 @@
 import { ChannelStatus } from '@modelgate/shared';
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../infra/envelope.ts';
-import { testChannel as sendTest } from '../../relay/channel-test.ts';
+import { testChannel as sendTest } from '../../relay/call/channel-test.ts';
 import { adapterFor } from '../../relay/providers/index.ts';
 import { disableChannel, enableChannel, shouldDisableChannel, tooSlow } from './health.ts';
 import { mustGet } from './service.ts';

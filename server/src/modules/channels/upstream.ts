@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { ChannelsTable } from '../../db/schema.ts';
-import { type ChannelEntry, toEntry } from '../../relay/cache/channels.ts';
+import { type ChannelEntry, toEntry } from '../../relay/table-cache/channels.ts';
 
 /** A channel as the console's side calls (model lists, balances) see it, before it is saved or from its row. */
 export interface UpstreamTarget {

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.ts';
-import { joinKeys, splitKeys } from '../../relay/cache/channel-keys.ts';
+import { joinKeys, splitKeys } from '../../relay/table-cache/channel-keys.ts';
 import { checkKeyFormat } from '../channels/keys.ts';
 import { channelCreateSchema } from '../channels/schema.ts';
 import { checkOther, checkSetting, checkTargets } from '../channels/service.ts';

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { ok } from '../../infra/envelope.ts';
 import { parseOr400 } from '../../infra/validate.ts';
-import type { TaskRow } from '../../relay/midjourney/store.ts';
-import { imageUrlOf } from '../../relay/midjourney/view.ts';
+import type { TaskRow } from '../../relay/tasks/midjourney/store.ts';
+import { imageUrlOf } from '../../relay/tasks/midjourney/view.ts';
 import { requireAdmin, requireUser } from '../auth/guard.ts';
 
 export const PAGE_SIZE = 10;

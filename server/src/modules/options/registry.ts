@@ -308,7 +308,7 @@ export const OPTIONS: Record<string, OptionDef> = {
   ModelRequestRateLimitCount: intAtLeast(0, 0),
   ModelRequestRateLimitSuccessCount: intAtLeast(1000, 1),
   ModelRequestRateLimitGroup: groupRateLimits('{}'),
-  // Requests and tokens per minute by group and model (relay/limits; {} = none)
+  // Requests and tokens per minute by group and model (relay/admit/limits; {} = none)
   GroupModelRateLimit: withCheck(j('{}'), (v) => groupModelRateLimitProblem(JSON.parse(v))),
   // Provider options
   'gemini.safety_settings': textMap('{"default":"OFF","HARM_CATEGORY_CIVIC_INTEGRITY":"BLOCK_NONE"}'),
@@ -326,7 +326,7 @@ export const OPTIONS: Record<string, OptionDef> = {
   // Hosted tools a channel of another format has no equivalent of: dropped (and named in a response header)
   // instead of refused with a 400.
   'global.drop_unsupported_hosted_tools_enabled': b(false),
-  // What a converted call sends as the end-user id (relay/end-user.ts): nothing, or a keyed hash.
+  // What a converted call sends as the end-user id (relay/call/end-user-id.ts): nothing, or a keyed hash.
   'global.converted_user_id': oneOf('none', ['none', 'hash']),
   // US$ per 1,000 web searches an upstream runs with its hosted search tool (Anthropic's and OpenAI's list
   // price), billed on top of the tokens; 0 = searches are not billed.
@@ -345,7 +345,7 @@ export const OPTIONS: Record<string, OptionDef> = {
   ),
   'response_cache.shared_across_users': b(false),
   'response_cache.multiple_choices_enabled': b(false),
-  // Model fallbacks (relay/fallbacks/): per model {model: [fallback, ...]}, per group {group: {model: [...]}}
+  // Model fallbacks (relay/route/fallbacks/): per model {model: [fallback, ...]}, per group {group: {model: [...]}}
   // (a group's entry wins), and whether a request may name its own with `models: [...]`.
   'model_fallbacks.models': fallbackMap(),
   'model_fallbacks.groups': withCheck(j('{}'), (v) => {

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.ts';
 import { UNSET_MODEL_RATIO } from '../../relay/billing/charge.ts';
-import { PriceCache } from '../../relay/cache/prices.ts';
+import { PriceCache } from '../../relay/table-cache/prices.ts';
 
 /** One row of the public price list. */
 export interface PricingRow {

@@ -1,6 +1,6 @@
 import type { ChannelModelCost } from '@modelgate/shared';
-import type { ChannelEntry } from '../cache/channels.ts';
-import type { ModelPricing, PriceCache } from '../cache/prices.ts';
+import type { ChannelEntry } from '../table-cache/channels.ts';
+import type { ModelPricing, PriceCache } from '../table-cache/prices.ts';
 import { type Price, withGroupRatio } from './quota.ts';
 
 /** A channel's upstream price as the relay reads it (see @modelgate/shared channel-cost.ts). */

@@ -1,8 +1,8 @@
 import type { HoldAsk } from '../../ledger/balance.ts';
-import type { Caller } from '../auth.ts';
-import { RelayError } from '../errors.ts';
-import type { Inspected, Mode } from '../formats/openai/request.ts';
-import type { RelayState } from '../state.ts';
+import type { Caller } from '../admit/auth.ts';
+import type { Inspected, Mode } from '../admit/inspect-request.ts';
+import { RelayError } from '../relay-error.ts';
+import type { RelayState } from '../relay-state.ts';
 import { ANSWER_TOKENS_BOUND } from './prompt-size.ts';
 import { type Price, productQuota, tokensQuota, withGroupRatio } from './quota.ts';
 

@@ -1,5 +1,5 @@
-import { MJ_DEFAULT_PRICES } from '../midjourney/actions.ts';
-import { SUNO_DEFAULT_PRICES } from '../suno/protocol.ts';
+import { MJ_DEFAULT_PRICES } from '../tasks/midjourney/actions.ts';
+import { SUNO_DEFAULT_PRICES } from '../tasks/suno/protocol.ts';
 
 /**
  * Built-in prices for well-known models, used when the ModelRatio / CompletionRatio / CacheRatio / ModelPrice

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { badRequest, RelayError } from '../errors.ts';
+import { badRequest, RelayError } from '../relay-error.ts';
 import type { HubErrorKind, HubImage, HubUsage } from './hub.ts';
 
 /** Small helpers every codec uses. */

@@ -1,4 +1,4 @@
-import { badRequest } from '../errors.ts';
+import { badRequest } from '../relay-error.ts';
 
 /**
  * Embeddings between OpenAI's `/v1/embeddings` and Gemini's `:embedContent` / `:batchEmbedContents`: the

@@ -1,5 +1,5 @@
-import { RelayError } from '../errors.ts';
 import type { HubError, HubEvent } from '../formats/hub.ts';
+import { RelayError } from '../relay-error.ts';
 import { StreamMasker } from './masker.ts';
 import type { Matcher } from './matchers.ts';
 

@@ -1,6 +1,6 @@
-import { CallAbort } from '../call-abort.ts';
-import { RelayError } from '../errors.ts';
-import type { RelayState } from '../state.ts';
+import { CallAbort } from '../call/call-abort.ts';
+import { RelayError } from '../relay-error.ts';
+import type { RelayState } from '../relay-state.ts';
 import type { GuardrailRule } from './policy.ts';
 
 type ModerationRule = Extract<GuardrailRule, { type: 'moderation' }>;

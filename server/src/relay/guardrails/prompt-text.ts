@@ -5,7 +5,7 @@ export type TextEdit = (text: string) => string;
 
 /**
  * Calls `edit` on every prompt text of an OpenAI, Anthropic, Gemini or Responses request body and writes back
- * what it returns: the places checks/sensitive.ts reads (messages, system, instructions, input items, Gemini
+ * what it returns: the places admit/checks/sensitive.ts reads (messages, system, instructions, input items, Gemini
  * contents and systemInstruction, prompt, query, documents). Images and other binary parts are left alone.
  */
 export function editPromptText(body: Record<string, unknown>, edit: TextEdit): void {

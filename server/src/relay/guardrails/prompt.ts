@@ -1,10 +1,10 @@
 import { LogType } from '@modelgate/shared';
-import type { Caller } from '../auth.ts';
-import { RelayError } from '../errors.ts';
-import type { RelayRequest } from '../exchange.ts';
-import type { RelayInput } from '../input.ts';
-import type { RelayState } from '../state.ts';
-import { chargeOf, subjectOf, usageLogRow } from '../usage-log.ts';
+import type { Caller } from '../admit/auth.ts';
+import type { RelayInput } from '../admit/relay-input.ts';
+import type { RelayRequest } from '../http/exchange.ts';
+import { RelayError } from '../relay-error.ts';
+import type { RelayState } from '../relay-state.ts';
+import { chargeOf, subjectOf, usageLogRow } from '../settle/usage-log.ts';
 import { AnswerGuard, BLOCKED_CODE } from './answer.ts';
 import { applyMasks, matchersFor, scan } from './matchers.ts';
 import { moderationFires } from './moderation.ts';

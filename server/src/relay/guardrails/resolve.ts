@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.ts';
-import type { Caller } from '../auth.ts';
+import type { Caller } from '../admit/auth.ts';
 import type { GuardrailPolicy } from './policy.ts';
 import { readPolicies } from './policy.ts';
 

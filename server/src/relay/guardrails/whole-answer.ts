@@ -1,4 +1,4 @@
-import type { Produced } from '../input.ts';
+import type { Produced } from '../admit/relay-input.ts';
 import type { AnswerGuard } from './answer.ts';
 
 /** A whole text through the guard: masked, or the refusal thrown when a blocking rule fires. */

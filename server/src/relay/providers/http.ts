@@ -1,7 +1,7 @@
 import { sideCallDispatcher } from '../../infra/proxy.ts';
 import { adminUrlPolicy, guardedFetch } from '../../infra/ssrf.ts';
 import type { OptionStore } from '../../modules/options/store.ts';
-import { scrub } from '../errors.ts';
+import { scrub } from '../relay-error.ts';
 import type { ProviderHttp } from './types.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { channelTypeInfo } from '@modelgate/shared';
-import type { ChannelEntry } from '../cache/channels.ts';
+import type { ChannelEntry } from '../table-cache/channels.ts';
 import type { ProviderHttp } from './types.ts';
 
 /** A console call to a channel whose type has no default address and which names none. */

@@ -1,4 +1,4 @@
-import type { UpstreamBody } from '../upstream-body.ts';
+import type { UpstreamBody } from '../call/upstream-response.ts';
 import type { UpstreamResponse } from './types.ts';
 
 /** A response body made of chunks the gateway produces (decoded or transported streams), readable as text too. */

@@ -1,6 +1,6 @@
 import { createParser } from 'eventsource-parser';
+import { networkError } from '../call/upstream-client.ts';
 import type { HubError, HubStreamDecoder, HubUsage } from '../formats/hub.ts';
-import { networkError } from '../upstream.ts';
 
 /** What a whole stream said, once read to its end. */
 export interface Collected {

@@ -1,4 +1,4 @@
-import { RelayError } from '../errors.ts';
+import { RelayError } from '../relay-error.ts';
 
 /**
  * A failed access-token exchange (Vertex AI's service-account JWT, Wenxin's client credentials). The API caller

@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { OptionStore } from '../../modules/options/store.ts';
-import type { ChannelEntry } from '../cache/channels.ts';
+import type { Mode } from '../admit/inspect-request.ts';
+import type { UpstreamResponse } from '../call/upstream-response.ts';
 import type { UpstreamFormat, WireFormat } from '../formats/hub.ts';
-import type { Mode } from '../formats/openai/request.ts';
-import type { UpstreamResponse } from '../upstream-body.ts';
+import type { ChannelEntry } from '../table-cache/channels.ts';
 
 /** One upstream call as a provider sees it. */
 export interface UpstreamCall {

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { relayFailure } from '../errors.ts';
+import { relayFailure } from '../relay-error.ts';
 
 /** Close code for a session the gateway ends over the client's request or account (OpenAI uses 4000). */
 export const CLIENT_ERROR_CLOSE = 4000;

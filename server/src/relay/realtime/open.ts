@@ -1,14 +1,14 @@
 import type WebSocket from 'ws';
-import { runAttempts } from '../attempts.ts';
-import type { Caller } from '../auth.ts';
+import type { Caller } from '../admit/auth.ts';
 import { priceFor } from '../billing/charge.ts';
 import { tokensQuota } from '../billing/quota.ts';
-import type { ChannelEntry, Tier } from '../cache/channels.ts';
-import { RelayError } from '../errors.ts';
-import type { RelayRequest } from '../exchange.ts';
-import { pinnedLease } from '../router/router.ts';
-import { mapStatus, shouldRetry } from '../routing.ts';
-import type { RelayState } from '../state.ts';
+import type { RelayRequest } from '../http/exchange.ts';
+import { RelayError } from '../relay-error.ts';
+import type { RelayState } from '../relay-state.ts';
+import { runAttempts } from '../route/attempts.ts';
+import { mapStatus, shouldRetry } from '../route/failover.ts';
+import { pinnedLease } from '../route/router.ts';
+import type { ChannelEntry, Tier } from '../table-cache/channels.ts';
 import type { SessionSetup } from './session.ts';
 import { connectUpstream, REALTIME_TYPES, realtimeTarget } from './upstream-socket.ts';
 

@@ -5,9 +5,9 @@ import WebSocket from 'ws';
 import type { AppContext } from '../../context.ts';
 import { proxyRefusal } from '../../infra/proxy.ts';
 import { adminUrlPolicy, guardedLookup, literalRefusal } from '../../infra/ssrf.ts';
-import type { ChannelEntry } from '../cache/channels.ts';
-import { RelayError, upstreamError } from '../errors.ts';
-import { networkError, PROXY_REFUSED } from '../upstream.ts';
+import { networkError, PROXY_REFUSED } from '../call/upstream-client.ts';
+import { RelayError, upstreamError } from '../relay-error.ts';
+import type { ChannelEntry } from '../table-cache/channels.ts';
 
 /** Channel types whose servers have the Realtime WebSocket API. */
 export const REALTIME_TYPES: ReadonlySet<number> = new Set([ChannelType.OpenAI, ChannelType.Azure]);

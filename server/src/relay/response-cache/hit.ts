@@ -1,11 +1,11 @@
 import { LogType } from '@modelgate/shared';
-import type { Caller } from '../auth.ts';
+import type { Caller } from '../admit/auth.ts';
+import type { RelayInput } from '../admit/relay-input.ts';
 import { type Price, textQuota } from '../billing/quota.ts';
-import { RelayError } from '../errors.ts';
-import type { RelayReply, RelayRequest } from '../exchange.ts';
-import type { RelayInput } from '../input.ts';
-import type { RelayState } from '../state.ts';
-import { chargeOf, subjectOf, usageLogRow } from '../usage-log.ts';
+import type { RelayReply, RelayRequest } from '../http/exchange.ts';
+import { RelayError } from '../relay-error.ts';
+import type { RelayState } from '../relay-state.ts';
+import { chargeOf, subjectOf, usageLogRow } from '../settle/usage-log.ts';
 import type { CacheEntry } from './entry.ts';
 import { CACHE_HEADER } from './settings.ts';
 

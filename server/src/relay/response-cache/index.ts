@@ -1,11 +1,11 @@
 import type { AppContext } from '../../context.ts';
 import type { RelayMeter } from '../../infra/metrics/relay-metrics.ts';
 import { databaseNamespace } from '../../infra/namespace.ts';
-import type { Caller } from '../auth.ts';
+import type { Caller } from '../admit/auth.ts';
+import type { Produced, RelayInput } from '../admit/relay-input.ts';
 import type { Price } from '../billing/quota.ts';
-import type { RelayReply, RelayRequest } from '../exchange.ts';
-import type { Produced, RelayInput } from '../input.ts';
-import type { RelayState } from '../state.ts';
+import type { RelayReply, RelayRequest } from '../http/exchange.ts';
+import type { RelayState } from '../relay-state.ts';
 import { ReplyCapture } from './capture.ts';
 import type { CacheStore } from './entry.ts';
 import { chargeHit, replay } from './hit.ts';

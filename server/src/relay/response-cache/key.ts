@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Caller } from '../auth.ts';
-import type { RelayInput } from '../input.ts';
+import type { Caller } from '../admit/auth.ts';
+import type { RelayInput } from '../admit/relay-input.ts';
 
 /** Body fields that name the caller or steer the provider's own caching, not the answer: left out of the key. */
 const IGNORED = new Set(['stream', 'user', 'metadata', 'safety_identifier', 'prompt_cache_key', 'store']);

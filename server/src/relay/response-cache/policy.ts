@@ -1,4 +1,4 @@
-import type { RelayInput } from '../input.ts';
+import type { RelayInput } from '../admit/relay-input.ts';
 
 /** Operations whose answers depend only on the request: generations, embeddings and rerank. */
 const CACHED_MODES = new Set(['chat', 'completions', 'embeddings', 'rerank']);

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { OptionStore } from '../../modules/options/store.ts';
-import type { Caller } from '../auth.ts';
+import type { Caller } from '../admit/auth.ts';
 
 /** The request header that turns the cache on (`on`) or off (`off`) for one request. */
 export const CACHE_HEADER = 'x-modelgate-cache';

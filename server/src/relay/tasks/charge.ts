@@ -1,10 +1,10 @@
 import { LogType } from '@modelgate/shared';
 import type { Hold, HoldRefusal } from '../../ledger/balance.ts';
-import type { Caller } from '../auth.ts';
+import type { Caller } from '../admit/auth.ts';
 import { costSettings } from '../billing/channel-cost.ts';
 import { productQuota } from '../billing/quota.ts';
-import type { RelayState } from '../state.ts';
-import { callerSubject, chargeOf, usageLogRow } from '../usage-log.ts';
+import type { RelayState } from '../relay-state.ts';
+import { callerSubject, chargeOf, usageLogRow } from '../settle/usage-log.ts';
 
 /** What one task submit costs: a fixed US$ price per call times the group ratio, in quota. */
 export interface TaskPrice {

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Database } from '../../db/schema.ts';
-import type { ChannelEntry } from '../cache/channels.ts';
-import { withKey } from '../routing.ts';
-import type { RelayState } from '../state.ts';
+import type { RelayState } from '../relay-state.ts';
+import { withKey } from '../route/failover.ts';
+import type { ChannelEntry } from '../table-cache/channels.ts';
 import { TaskFreshness } from './freshness.ts';
 import type { TaskPlatform } from './loop.ts';
 import { type ChargedRow, finishTaskOnce, refundOf } from './refund.ts';

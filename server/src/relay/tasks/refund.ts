@@ -2,8 +2,8 @@ import { LogType } from '@modelgate/shared';
 import type { Transaction } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { ledgerTransaction } from '../../ledger/credit.ts';
-import type { RelayState } from '../state.ts';
-import { usageLogRow } from '../usage-log.ts';
+import type { RelayState } from '../relay-state.ts';
+import { usageLogRow } from '../settle/usage-log.ts';
 import { taskCost } from './charge.ts';
 
 /** The charge a failed task gives back: the same amount to the same user, token and channel counters. */

@@ -1,8 +1,8 @@
 import { ChannelStatus } from '@modelgate/shared';
-import type { AttemptPlan } from '../attempts.ts';
-import type { Caller } from '../auth.ts';
-import { type Lease, pinnedLease } from '../router/router.ts';
-import type { RelayState } from '../state.ts';
+import type { Caller } from '../admit/auth.ts';
+import type { RelayState } from '../relay-state.ts';
+import type { AttemptPlan } from '../route/attempts.ts';
+import { type Lease, pinnedLease } from '../route/router.ts';
 
 /**
  * The channel a task submit is bound to before any routing: its parent task's for a follow-up (the upstream

@@ -1,6 +1,6 @@
-import type { ChannelEntry } from '../cache/channels.ts';
-import { RelayError, scrub } from '../errors.ts';
-import type { RelayState } from '../state.ts';
+import { RelayError, scrub } from '../relay-error.ts';
+import type { RelayState } from '../relay-state.ts';
+import type { ChannelEntry } from '../table-cache/channels.ts';
 
 export interface TaskReply {
   status: number;

@@ -1,11 +1,11 @@
 import { renderQuota } from '@modelgate/shared';
 import type { AppContext } from '../../../context.ts';
-import type { Caller } from '../../../relay/auth.ts';
+import type { Caller } from '../../../relay/admit/auth.ts';
 import { priceFor } from '../../../relay/billing/charge.ts';
 import { IMAGE_TOKENS_ESTIMATE } from '../../../relay/billing/prompt-size.ts';
 import { fixedQuota, tokensQuota } from '../../../relay/billing/quota.ts';
 import { countText } from '../../../relay/billing/tokenizer.ts';
-import { relayState } from '../../../relay/state.ts';
+import { relayState } from '../../../relay/relay-state.ts';
 import { CLIENT_FORMATS } from './matrix.ts';
 import { plannedRequests, SCRIPTS } from './scripts.ts';
 

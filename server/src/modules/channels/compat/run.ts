@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../../context.ts';
 import { ApiError } from '../../../infra/envelope.ts';
-import type { Caller } from '../../../relay/auth.ts';
-import { toEntry } from '../../../relay/cache/channels.ts';
-import { testModelOf } from '../../../relay/channel-test.ts';
-import { openProbe } from '../../../relay/probe.ts';
-import { relayState } from '../../../relay/state.ts';
+import type { Caller } from '../../../relay/admit/auth.ts';
+import { openProbe } from '../../../relay/admit/probe-callers.ts';
+import { testModelOf } from '../../../relay/call/channel-test.ts';
+import { relayState } from '../../../relay/relay-state.ts';
+import { toEntry } from '../../../relay/table-cache/channels.ts';
 import { mustGet } from '../service.ts';
 import { assertTestable } from '../testing.ts';
 import { sendAs } from './client-call.ts';

@@ -1,9 +1,9 @@
 import { ChannelStatus, Role } from '@modelgate/shared';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../../context.ts';
-import { notifyUser } from '../../../relay/notify.ts';
 import { adapterFor } from '../../../relay/providers/index.ts';
-import { relayState } from '../../../relay/state.ts';
+import { relayState } from '../../../relay/relay-state.ts';
+import { notifyUser } from '../../../relay/settle/user-notifier.ts';
 import { isStopping } from '../stopping.ts';
 import { type CellChange, changesBetween } from './matrix.ts';
 import { runCheck } from './run.ts';

@@ -1,4 +1,4 @@
-import { badRequest } from '../../errors.ts';
+import { badRequest } from '../../relay-error.ts';
 import { isObj, type Obj } from '../chat/check.ts';
 
 export { isObj, type Obj };

@@ -1,4 +1,4 @@
-import { badRequest } from '../../errors.ts';
+import { badRequest } from '../../relay-error.ts';
 import { argsObject, imageMediaType } from '../common.ts';
 import type { CacheMark, HubFile, HubImage, HubMessage, HubPart, HubText, HubToolResult } from '../hub.ts';
 import { isObj, type Obj } from './check.ts';

@@ -1,4 +1,4 @@
-import { RelayError } from '../../errors.ts';
+import { RelayError } from '../../relay-error.ts';
 import { clientCallId } from '../chat/response.ts';
 import { argsObject, newId, notAnAnswer } from '../common.ts';
 import type { CodecContext, HubPart, HubResponse, HubThinking, HubToolCall } from '../hub.ts';

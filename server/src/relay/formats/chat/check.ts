@@ -1,4 +1,4 @@
-import { badRequest } from '../../errors.ts';
+import { badRequest } from '../../relay-error.ts';
 
 /** Type checks for request fields; each failure is the 400 OpenAI's own server would give. */
 

@@ -1,4 +1,4 @@
-import { badRequest } from '../../errors.ts';
+import { badRequest } from '../../relay-error.ts';
 import { imageFromUrl, imageMediaType } from '../common.ts';
 import type { CacheMark, HubFile, HubImage, HubOpaque, HubText } from '../hub.ts';
 import { invalid, isObj, type Obj } from './check.ts';

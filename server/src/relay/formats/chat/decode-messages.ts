@@ -1,4 +1,4 @@
-import { badRequest } from '../../errors.ts';
+import { badRequest } from '../../relay-error.ts';
 import { unpackCallId } from '../common.ts';
 import type { HubMessage, HubPart, HubText, HubToolCall, HubToolResult } from '../hub.ts';
 import { invalid, isObj, type Obj } from './check.ts';

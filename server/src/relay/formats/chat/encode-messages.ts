@@ -1,4 +1,4 @@
-import { badRequest } from '../../errors.ts';
+import { badRequest } from '../../relay-error.ts';
 import { dataUrl } from '../common.ts';
 import type { HubFile, HubImage, HubMessage, HubPart, HubText } from '../hub.ts';
 import { isObj } from './check.ts';

@@ -1,4 +1,4 @@
-import { badRequest } from '../../errors.ts';
+import { badRequest } from '../../relay-error.ts';
 import { withDefined } from '../common.ts';
 import type {
   CodecContext,

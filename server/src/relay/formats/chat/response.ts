@@ -1,4 +1,4 @@
-import { RelayError } from '../../errors.ts';
+import { RelayError } from '../../relay-error.ts';
 import { newId, notAnAnswer, packCallId, unpackCallId } from '../common.ts';
 import type { CodecContext, HubPart, HubResponse, HubToolCall } from '../hub.ts';
 import { isObj, type Obj } from './check.ts';

@@ -1,4 +1,4 @@
-import { badRequest } from '../../errors.ts';
+import { badRequest } from '../../relay-error.ts';
 import { imageMediaType, unpackCallId } from '../common.ts';
 import type { HubFile, HubImage, HubMessage, HubOpaque, HubPart, HubText, HubToolResult } from '../hub.ts';
 import { base64, field, invalidValue, isObj, join, type Obj, optString, ruleError } from './check.ts';

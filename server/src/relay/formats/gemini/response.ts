@@ -1,4 +1,4 @@
-import { RelayError } from '../../errors.ts';
+import { RelayError } from '../../relay-error.ts';
 import { imageMediaType, newId, notAnAnswer } from '../common.ts';
 import type { CodecContext, HubPart, HubResponse } from '../hub.ts';
 import { isObj, type Obj } from './check.ts';

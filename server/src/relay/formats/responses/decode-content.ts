@@ -1,4 +1,4 @@
-import { badRequest } from '../../errors.ts';
+import { badRequest } from '../../relay-error.ts';
 import { invalid, isObj, type Obj } from '../chat/check.ts';
 import { imageFromUrl, imageMediaType } from '../common.ts';
 import type { HubFile, HubImage, HubOpaque, HubRefusal, HubText } from '../hub.ts';

@@ -1,4 +1,4 @@
-import { badRequest } from '../../errors.ts';
+import { badRequest } from '../../relay-error.ts';
 import { invalid, isObj, type Obj } from '../chat/check.ts';
 import { unpackCallId } from '../common.ts';
 import type { HubImage, HubMessage, HubText, HubThinking, HubToolCall } from '../hub.ts';

@@ -1,4 +1,4 @@
-import { badRequest } from '../../errors.ts';
+import { badRequest } from '../../relay-error.ts';
 import { isObj } from '../chat/check.ts';
 import { customInput } from '../chat/response.ts';
 import { dataUrl } from '../common.ts';

@@ -1,4 +1,4 @@
-import { badRequest } from '../../errors.ts';
+import { badRequest } from '../../relay-error.ts';
 import type { WireCodec } from '../hub.ts';
 import { decodeError, encodeError, encodeStreamError } from './errors.ts';
 import { decodeRequest, encodeRequest } from './request.ts';

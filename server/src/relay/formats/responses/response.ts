@@ -1,4 +1,4 @@
-import { RelayError } from '../../errors.ts';
+import { RelayError } from '../../relay-error.ts';
 import { isObj } from '../chat/check.ts';
 import { newId } from '../common.ts';
 import type { CodecContext, HubPart, HubResponse } from '../hub.ts';

@@ -1,6 +1,6 @@
+import { relayErrorOf } from '../../answer/stream/format-stream.ts';
 import { isObj } from '../../formats/chat/check.ts';
 import { count } from '../../formats/common.ts';
-import { relayErrorOf } from '../../stream/format-stream.ts';
 import type { ProviderAdapter } from '../types.ts';
 import { aliError } from './errors.ts';
 

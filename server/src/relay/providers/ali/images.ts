@@ -1,7 +1,7 @@
-import type { ChannelEntry } from '../../cache/channels.ts';
-import { RelayError } from '../../errors.ts';
 import { isObj, type Obj } from '../../formats/chat/check.ts';
 import { parseJsonOrNull } from '../../formats/common.ts';
+import { RelayError } from '../../relay-error.ts';
+import type { ChannelEntry } from '../../table-cache/channels.ts';
 import { errorAnswer, jsonAnswer } from '../error-answer.ts';
 import type { HttpSender, ProviderSend, UpstreamResponse } from '../types.ts';
 import { aliError, decodeError } from './errors.ts';

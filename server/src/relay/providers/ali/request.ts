@@ -1,7 +1,7 @@
-import { badRequest } from '../../errors.ts';
 import { isObj, type Obj } from '../../formats/chat/check.ts';
 import { encodeRequest as chatRequest } from '../../formats/chat/request.ts';
 import type { CodecContext, HubRequest } from '../../formats/hub.ts';
+import { badRequest } from '../../relay-error.ts';
 
 /** Qwen's vision and audio models answer at DashScope's multimodal endpoint, with content as part lists. */
 export const isMultimodal = (model: string) => /(^|[-.])(vl|audio)([-.]|$)|^qvq/i.test(model);

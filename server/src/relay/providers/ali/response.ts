@@ -1,8 +1,8 @@
+import { relayErrorOf } from '../../answer/stream/format-stream.ts';
 import { isObj, type Obj } from '../../formats/chat/check.ts';
 import { decodeResponse as chatResponse } from '../../formats/chat/response.ts';
 import { notAnAnswer } from '../../formats/common.ts';
 import type { CodecContext, HubResponse } from '../../formats/hub.ts';
-import { relayErrorOf } from '../../stream/format-stream.ts';
 import { aliError } from './errors.ts';
 
 /**

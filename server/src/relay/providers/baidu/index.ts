@@ -1,8 +1,8 @@
 import { channelTypeInfo } from '@modelgate/shared';
-import type { ChannelEntry } from '../../cache/channels.ts';
+import { relayErrorOf } from '../../answer/stream/format-stream.ts';
 import { isObj } from '../../formats/chat/check.ts';
 import { count } from '../../formats/common.ts';
-import { relayErrorOf } from '../../stream/format-stream.ts';
+import type { ChannelEntry } from '../../table-cache/channels.ts';
 import type { ProviderAdapter, UpstreamCall } from '../types.ts';
 import { chatEndpoint, embeddingEndpoint } from './endpoints.ts';
 import { baiduError, errorCodeOf } from './errors.ts';

@@ -1,8 +1,8 @@
+import { relayErrorOf } from '../../answer/stream/format-stream.ts';
 import { isObj, type Obj } from '../../formats/chat/check.ts';
 import { decodeUsage } from '../../formats/chat/usage.ts';
 import { newId, notAnAnswer } from '../../formats/common.ts';
 import type { CodecContext, HubPart, HubResponse, HubStop, HubToolCall } from '../../formats/hub.ts';
-import { relayErrorOf } from '../../stream/format-stream.ts';
 import { baiduError, errorCodeOf } from './errors.ts';
 
 /** Wenxin's function_call (`{name, arguments, thoughts}`, arguments as JSON text) as a hub tool call. */

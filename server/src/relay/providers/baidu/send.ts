@@ -1,6 +1,6 @@
-import type { ChannelEntry } from '../../cache/channels.ts';
+import { networkError } from '../../call/upstream-client.ts';
 import { parseJsonOrNull } from '../../formats/common.ts';
-import { networkError } from '../../upstream.ts';
+import type { ChannelEntry } from '../../table-cache/channels.ts';
 import { bodyOf, responseOf } from '../response.ts';
 import type { HttpSender, ProviderSend, UpstreamResponse } from '../types.ts';
 import { errorCodeOf, TOKEN_REJECTED } from './errors.ts';

@@ -1,5 +1,5 @@
 import type { OptionStore } from '../../../modules/options/store.ts';
-import { scrub } from '../../errors.ts';
+import { scrub } from '../../relay-error.ts';
 import { providerHttp } from '../http.ts';
 import { tokenExchangeFailure } from '../token-exchange.ts';
 import type { BaiduKey } from './key.ts';

@@ -1,7 +1,7 @@
 import { EventStreamCodec, type Message } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
-import { RelayError } from '../../errors.ts';
 import { parseJsonOrNull as parse, sseEvent } from '../../formats/common.ts';
+import { RelayError } from '../../relay-error.ts';
 
 /** Bedrock's stream exceptions as Anthropic's error types (the type decides the status the client sees). */
 const ERROR_TYPES: Record<string, string> = {

@@ -1,5 +1,5 @@
-import type { ChannelEntry } from '../../cache/channels.ts';
-import { RelayError } from '../../errors.ts';
+import { RelayError } from '../../relay-error.ts';
+import type { ChannelEntry } from '../../table-cache/channels.ts';
 import { cloudBetas, dropAnthropicOnlyFields } from '../anthropic/betas.ts';
 import { anthropicAdapter } from '../anthropic/index.ts';
 import type { ProviderAdapter, UpstreamCall } from '../types.ts';

@@ -1,6 +1,6 @@
 import { channelTypeInfo } from '@modelgate/shared';
-import type { ChannelEntry } from '../../cache/channels.ts';
 import { isObj } from '../../formats/chat/check.ts';
+import type { ChannelEntry } from '../../table-cache/channels.ts';
 import { errorAnswer } from '../error-answer.ts';
 import type { ProviderAdapter, UpstreamCall } from '../types.ts';
 import { cohereEmbeddings, INPUT_TYPES } from './embed.ts';

@@ -1,6 +1,6 @@
-import { badRequest } from '../../errors.ts';
 import { dataUrl } from '../../formats/common.ts';
 import type { HubImage, HubMessage, HubPart, HubText } from '../../formats/hub.ts';
+import { badRequest } from '../../relay-error.ts';
 
 type Obj = Record<string, unknown>;
 

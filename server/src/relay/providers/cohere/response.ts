@@ -1,7 +1,7 @@
-import { RelayError } from '../../errors.ts';
 import { isObj } from '../../formats/chat/check.ts';
 import { newId, notAnAnswer } from '../../formats/common.ts';
 import type { CodecContext, HubPart, HubResponse } from '../../formats/hub.ts';
+import { RelayError } from '../../relay-error.ts';
 import { finishError } from './errors.ts';
 import { decodeUsage, hubStop } from './usage.ts';
 

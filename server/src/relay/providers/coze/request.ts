@@ -1,5 +1,5 @@
-import { badRequest } from '../../errors.ts';
 import type { CodecContext, HubMessage, HubPart, HubRequest } from '../../formats/hub.ts';
+import { badRequest } from '../../relay-error.ts';
 
 type Obj = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
-import type { ChannelEntry } from '../../cache/channels.ts';
 import { isObj } from '../../formats/chat/check.ts';
+import type { ChannelEntry } from '../../table-cache/channels.ts';
 import { errorAnswer, jsonAnswer } from '../error-answer.ts';
 import { collectStream } from '../sse-collect.ts';
 import type { ProviderAdapter } from '../types.ts';

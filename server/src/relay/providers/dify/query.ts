@@ -1,5 +1,5 @@
-import { badRequest } from '../../errors.ts';
 import type { HubMessage, HubPart, HubRequest } from '../../formats/hub.ts';
+import { badRequest } from '../../relay-error.ts';
 
 const textOf = (parts: HubPart[]): string =>
   parts

@@ -1,8 +1,8 @@
-import { RelayError } from '../../errors.ts';
 import { isObj } from '../../formats/chat/check.ts';
 import { decodeUsage } from '../../formats/chat/usage.ts';
 import { newId, notAnAnswer } from '../../formats/common.ts';
 import type { CodecContext, HubResponse } from '../../formats/hub.ts';
+import { RelayError } from '../../relay-error.ts';
 import { difyError } from './errors.ts';
 
 /** Dify's blocking answer (`{event:'message', message_id, answer, metadata:{usage}}`) as a hub response. */

@@ -1,6 +1,6 @@
 import { channelTypeInfo } from '@modelgate/shared';
-import type { ChannelEntry } from '../../cache/channels.ts';
-import { RelayError } from '../../errors.ts';
+import { RelayError } from '../../relay-error.ts';
+import type { ChannelEntry } from '../../table-cache/channels.ts';
 import type { ProviderAdapter, UpstreamCall } from '../types.ts';
 import { hunyuanEmbeddings } from './embeddings.ts';
 import { API_VERSION, type Credentials, parseKey, tc3Authorization } from './sign.ts';

@@ -1,7 +1,7 @@
-import { badRequest } from '../../errors.ts';
 import { isObj, type Obj } from '../../formats/chat/check.ts';
 import { encodeRequest as chatRequest } from '../../formats/chat/request.ts';
 import type { CodecContext, HubRequest } from '../../formats/hub.ts';
+import { badRequest } from '../../relay-error.ts';
 
 /**
  * A hub request as Hunyuan's ChatCompletions body (Tencent Cloud's PascalCase names). Messages are built by

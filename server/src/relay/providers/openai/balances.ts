@@ -1,5 +1,5 @@
 import { ChannelType } from '@modelgate/shared';
-import type { ChannelEntry } from '../../cache/channels.ts';
+import type { ChannelEntry } from '../../table-cache/channels.ts';
 import { accountBase } from '../model-list.ts';
 import type { ProviderAdapter, ProviderHttp } from '../types.ts';
 import { openaiAdapter } from './index.ts';

@@ -1,4 +1,4 @@
-import type { ChannelEntry } from '../../cache/channels.ts';
+import type { ChannelEntry } from '../../table-cache/channels.ts';
 import { geminiAdapter } from '../gemini/index.ts';
 import type { ProviderAdapter, UpstreamCall } from '../types.ts';
 

@@ -1,4 +1,4 @@
-import { RelayError } from '../../errors.ts';
+import { RelayError } from '../../relay-error.ts';
 import { bodyOf } from '../response.ts';
 import type { HttpSender, ProviderAdapter, ProviderSend, UpstreamResponse } from '../types.ts';
 

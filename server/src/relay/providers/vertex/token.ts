@@ -1,6 +1,6 @@
 import { sign } from 'node:crypto';
 import type { OptionStore } from '../../../modules/options/store.ts';
-import { scrub } from '../../errors.ts';
+import { scrub } from '../../relay-error.ts';
 import { providerHttp } from '../http.ts';
 import { tokenExchangeFailure } from '../token-exchange.ts';
 import type { ServiceAccount } from './key.ts';

@@ -1,5 +1,5 @@
-import type { ChannelEntry } from '../../cache/channels.ts';
-import { RelayError } from '../../errors.ts';
+import { RelayError } from '../../relay-error.ts';
+import type { ChannelEntry } from '../../table-cache/channels.ts';
 import { bodyOf, responseOf } from '../response.ts';
 import type { ProviderAdapter, ProviderSend, UpstreamCall, UpstreamResponse } from '../types.ts';
 import { channelKey, parseKey } from './key.ts';

@@ -1,4 +1,4 @@
-import { RelayError } from '../../errors.ts';
+import { RelayError } from '../../relay-error.ts';
 
 export interface SparkKey {
   appId: string;

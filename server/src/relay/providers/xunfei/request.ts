@@ -1,6 +1,6 @@
-import { badRequest } from '../../errors.ts';
 import { CUSTOM_TOOL_PARAMETERS } from '../../formats/chat/decode-tools.ts';
 import type { CodecContext, HubMessage, HubPart, HubRequest } from '../../formats/hub.ts';
+import { badRequest } from '../../relay-error.ts';
 
 type Msg = { role: 'system' | 'user' | 'assistant'; content: string };
 

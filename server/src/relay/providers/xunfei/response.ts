@@ -1,7 +1,7 @@
+import { relayErrorOf } from '../../answer/stream/format-stream.ts';
 import { newId, notAnAnswer } from '../../formats/common.ts';
 import type { CodecContext, HubPart, HubResponse, HubUsage } from '../../formats/hub.ts';
 import { emptyUsage } from '../../formats/hub.ts';
-import { relayErrorOf } from '../../stream/format-stream.ts';
 import { frameCode, sparkError } from './errors.ts';
 import { readFrame } from './frames.ts';
 

@@ -1,8 +1,8 @@
 import WebSocket from 'ws';
 import { adminUrlPolicy, guardedLookup, literalRefusal } from '../../../infra/ssrf.ts';
-import { RelayError, upstreamError } from '../../errors.ts';
+import { networkError } from '../../call/upstream-client.ts';
 import { parseJsonOrNull } from '../../formats/common.ts';
-import { networkError } from '../../upstream.ts';
+import { RelayError, upstreamError } from '../../relay-error.ts';
 import type { ProviderSend } from '../types.ts';
 import { frameCode } from './errors.ts';
 

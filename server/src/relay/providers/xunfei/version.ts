@@ -1,5 +1,5 @@
-import type { ChannelEntry } from '../../cache/channels.ts';
-import { RelayError } from '../../errors.ts';
+import { RelayError } from '../../relay-error.ts';
+import type { ChannelEntry } from '../../table-cache/channels.ts';
 
 /** The `domain` each API version serves (iFlytek's list: Lite, Pro, Pro-128K, Max, Max-32K, 4.0 Ultra). */
 const DOMAINS: Record<string, string> = {

@@ -1,6 +1,6 @@
+import { relayErrorOf } from '../../answer/stream/format-stream.ts';
 import { isObj } from '../../formats/chat/check.ts';
 import { count, parseJsonOrNull } from '../../formats/common.ts';
-import { relayErrorOf } from '../../stream/format-stream.ts';
 import { responseOf } from '../response.ts';
 import type { HttpSender, ProviderSend, UpstreamResponse } from '../types.ts';
 import { isErrorAnswer, zhipuError } from './errors.ts';

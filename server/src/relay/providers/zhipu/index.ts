@@ -1,5 +1,5 @@
 import { channelTypeInfo } from '@modelgate/shared';
-import type { ChannelEntry } from '../../cache/channels.ts';
+import type { ChannelEntry } from '../../table-cache/channels.ts';
 import type { ProviderAdapter, UpstreamCall } from '../types.ts';
 import { embeddingsAnswer, embeddingsBody, sendEmbeddings } from './embeddings.ts';
 import { parseKey, zhipuToken } from './key.ts';

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { RelayError } from '../../errors.ts';
+import { RelayError } from '../../relay-error.ts';
 
 export const KEY_SHAPE = 'id.secret (the API key from open.bigmodel.cn, e.g. 2f9c...e1a3.Xy7...Qz)';
 

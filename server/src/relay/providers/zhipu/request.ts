@@ -1,5 +1,5 @@
-import { badRequest } from '../../errors.ts';
 import type { CodecContext, HubPart, HubRequest } from '../../formats/hub.ts';
+import { badRequest } from '../../relay-error.ts';
 
 /** The v3 API's ranges: temperature (0, 1], top_p (0, 1). */
 const MIN = 0.01;

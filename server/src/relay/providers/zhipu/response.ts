@@ -1,8 +1,8 @@
+import { relayErrorOf } from '../../answer/stream/format-stream.ts';
 import { isObj } from '../../formats/chat/check.ts';
 import { decodeUsage } from '../../formats/chat/usage.ts';
 import { newId, notAnAnswer } from '../../formats/common.ts';
 import type { CodecContext, HubResponse } from '../../formats/hub.ts';
-import { relayErrorOf } from '../../stream/format-stream.ts';
 import { isErrorAnswer, zhipuError } from './errors.ts';
 
 /**
