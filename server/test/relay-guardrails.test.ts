@@ -202,11 +202,14 @@ describe('relay: guardrails', () => {
       expect(answer.startsWith(r.text)).toBe(true);
       expect(r.text.length).toBeGreaterThanOrEqual(answer.indexOf('4111') - 16);
       // The stream's end reaches the client before its usage is counted and settled: wait for the row.
-      const [row] = await vi.waitFor(async () => {
-        const rows = await logRows(2);
-        if (rows.length === rowsBefore) throw new Error('the stopped stream has no usage row yet');
-        return rows;
-      });
+      const [row] = await vi.waitFor(
+        async () => {
+          const rows = await logRows(2);
+          if (rows.length === rowsBefore) throw new Error('the stopped stream has no usage row yet');
+          return rows;
+        },
+        { timeout: 15_000, interval: 20 },
+      );
       expect(JSON.parse(row.other ?? '{}').guardrail).toEqual({ rule: 'card-out', side: 'answer' });
       expect(row.content).toContain('guardrail card-out stopped the answer');
       expect(JSON.stringify(row)).not.toContain('4111');

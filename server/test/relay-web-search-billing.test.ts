@@ -45,11 +45,14 @@ describe('relay: web searches are billed per search', () => {
   async function rowOf(send: () => Promise<unknown>) {
     const before = (await rows()).length;
     await send();
-    return vi.waitFor(async () => {
-      const all = await rows();
-      if (all.length === before) throw new Error('no usage row yet');
-      return { ...all[0], other: JSON.parse(all[0].other ?? '{}') };
-    });
+    return vi.waitFor(
+      async () => {
+        const all = await rows();
+        if (all.length === before) throw new Error('no usage row yet');
+        return { ...all[0], other: JSON.parse(all[0].other ?? '{}') };
+      },
+      { timeout: 15_000, interval: 20 },
+    );
   }
   /** The same request at a search price of 0 and of US$10: what the searches added, and the row at 10. */
   async function searchCharge(send: () => Promise<unknown>) {
