@@ -54,14 +54,17 @@ export interface OpenedPage {
 /**
  * A fresh browser context (own cookies and local storage) at the desktop size with a Chinese locale,
  * so the console starts in zh as most of its users see it. Pass `locale: 'en-US'` for English.
+ * The system asks for reduced motion, so the console shows drawers and messages without animating them
+ * (the layout is the same, and a busy machine does not draw frames nobody looks at); `motion: true` keeps them.
  */
 export async function openPage(
   browser: Browser,
-  opts: { locale?: string; viewport?: { width: number; height: number } } = {},
+  opts: { locale?: string; viewport?: { width: number; height: number }; motion?: boolean } = {},
 ): Promise<OpenedPage> {
   const context = await browser.newContext({
     locale: opts.locale ?? 'zh-CN',
     viewport: opts.viewport ?? DESKTOP,
+    reducedMotion: opts.motion ? 'no-preference' : 'reduce',
   });
   const page = await context.newPage();
   // Fail reasonably fast, with room for a machine busy with other test runs.

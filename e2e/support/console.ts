@@ -13,6 +13,8 @@ export interface ConsoleOptions {
   login?: { user?: { username: string; password: string }; path?: string };
   locale?: string;
   viewport?: { width: number; height: number };
+  /** Keep the console's animations (by default the context asks for reduced motion; see openPage). */
+  motion?: boolean;
 }
 
 export interface Console extends OpenedPage {
@@ -31,7 +33,11 @@ export async function openConsole(opts: ConsoleOptions = {}): Promise<Console> {
   if (opts.setup !== false) await setupViaApi(gw.url);
   const browser = await launchBrowser();
   closeAtEnd(() => browser.close());
-  const opened = await openPage(browser, { locale: opts.locale, viewport: opts.viewport });
+  const opened = await openPage(browser, {
+    locale: opts.locale,
+    viewport: opts.viewport,
+    motion: opts.motion,
+  });
   if (opts.login) await loginViaApi(opened.page, gw.url, opts.login.user ?? ROOT, opts.login.path);
   return { gw, browser, ...opened };
 }

@@ -91,30 +91,30 @@ async function layoutProblems(page: Page, theme: string, lang: string): Promise<
   );
 }
 
-/** Sets the theme the way another tab of the console does: the stored value and its `storage` event. */
-async function switchTheme(page: Page, theme: string) {
-  await page.evaluate((t) => {
-    localStorage.setItem('theme-mode', t);
-    window.dispatchEvent(
-      new StorageEvent('storage', { key: 'theme-mode', newValue: t, storageArea: localStorage }),
-    );
-  }, theme);
-  await expect.poll(() => page.evaluate(() => document.body.getAttribute('theme-mode'))).toBe(theme);
+/** Sets a stored preference the way another tab of the console does: the stored value and its `storage` event. */
+async function switchStored(page: Page, key: string, value: string) {
+  await page.evaluate(
+    ([k, v]) => {
+      localStorage.setItem(k, v);
+      window.dispatchEvent(new StorageEvent('storage', { key: k, newValue: v, storageArea: localStorage }));
+    },
+    [key, value] as const,
+  );
 }
 
 /**
  * Shows the current page in light/dark x zh/en x desktop(1366x900)/phone(390x844) and checks each combination
  * (language and theme applied, no sideways scrolling); with pictures asked for (`SHOTS=1` or `SHOTS_DIR`),
- * also saves full-page screenshots `<name>-<theme>-<lang>-<size>.png`. Size and language are set the way the
- * console keeps them (`i18nextLng` in local storage) followed by a reload, after which `prepare` runs; the theme
- * then changes in place as it does when another tab changes it (a page's state, such as an open drawer, stays,
- * and theme is all it changes). The previous values and the viewport are restored afterwards. Returns the
- * combinations as their file paths (whether or not pictures were written).
+ * also saves full-page screenshots `<name>-<theme>-<lang>-<size>.png`. Each size is loaded at that size (a
+ * reload, after which `prepare` runs, in Chinese); the language and the theme then change in place, as they do
+ * when another tab of the console changes them (the page's state, such as an open drawer, stays). The previous
+ * values and the viewport are restored afterwards with a reload. Returns the combinations as their file paths
+ * (whether or not pictures were written).
  */
 export async function shootAll(
   page: Page,
   name: string,
-  /** Brings the page to the state to capture after each reload (opens a row, a tab ...). */
+  /** Brings the page to the state to capture after each size's reload (opens a row, a tab ...). */
   prepare?: (page: Page) => Promise<void>,
 ): Promise<string[]> {
   const dir = SHOTS_DIR ?? ARTIFACTS;
@@ -127,23 +127,34 @@ export async function shootAll(
   const files: string[] = [];
   for (const [sizeName, size] of SIZES) {
     await page.setViewportSize(size);
-    for (const lang of LANGS) {
-      await page.evaluate(
-        ([t, l]) => {
-          localStorage.setItem('theme-mode', t);
-          localStorage.setItem('i18nextLng', l);
-        },
-        [THEMES[0], lang] as const,
-      );
-      await page.reload();
+    await page.evaluate(
+      ([t, l]) => {
+        localStorage.setItem('theme-mode', t);
+        localStorage.setItem('i18nextLng', l);
+      },
+      [THEMES[0], LANGS[0]] as const,
+    );
+    await page.reload();
+    await settled(page);
+    if (prepare) {
+      await prepare(page);
       await settled(page);
-      if (prepare) {
-        await prepare(page);
+    }
+    let shownTheme: string = THEMES[0];
+    for (const lang of LANGS) {
+      if (lang !== LANGS[0]) {
+        await switchStored(page, 'i18nextLng', lang);
+        await expect
+          .poll(() => page.evaluate(() => document.documentElement.lang))
+          .toBe(lang === 'en' ? 'en' : 'zh-CN');
         await settled(page);
       }
-      for (const theme of THEMES) {
-        if (theme !== THEMES[0]) {
-          await switchTheme(page, theme);
+      // zh: light then dark; en: dark then light (one theme change fewer).
+      for (const theme of lang === LANGS[0] ? THEMES : [...THEMES].reverse()) {
+        if (theme !== shownTheme) {
+          await switchStored(page, 'theme-mode', theme);
+          await expect.poll(() => page.evaluate(() => document.body.getAttribute('theme-mode'))).toBe(theme);
+          shownTheme = theme;
           // Colours fade to the new theme: a picture waits for them, the layout check does not need to.
           if (SHOTS_DIR) await settled(page);
         }

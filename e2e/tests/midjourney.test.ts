@@ -26,7 +26,8 @@ async function submit(apiKey: string, prompt: string): Promise<string> {
 }
 
 proxy = await startMidjourneyProxy(SECRET);
-const opened = await openConsole({ env: { TASK_POLL_INTERVAL: '0' } });
+// Animations on: the image preview's closing animation once left its mask over the page.
+const opened = await openConsole({ env: { TASK_POLL_INTERVAL: '0' }, motion: true });
 const { gw, page } = opened;
 // The stand-in's image host is on loopback.
 await gw.ctx.options.set('fetch_setting.allow_private_ip', 'true');

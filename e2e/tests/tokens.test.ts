@@ -1,10 +1,13 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
-import { loginViaApi, openConsole, ROOT, settle, shootAll } from '../support/index.ts';
+import { loginViaApi, openConsole, openPage, ROOT, settle, shootAll } from '../support/index.ts';
 
-/** A user creates, copies and disables tokens on /token; the form refuses what the server would refuse. */
-const opened = await openConsole();
-const { gw, page } = opened;
+/**
+ * A user creates, copies and disables tokens on /token; the form refuses what the server would refuse. This file
+ * keeps the console's animations on (the other browser files ask for reduced motion).
+ */
+const opened = await openConsole({ motion: true });
+const { gw, browser, page } = opened;
 await opened.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gw.url });
 await loginViaApi(page, gw.url, ROOT, '/token');
 
@@ -103,6 +106,38 @@ describe('tokens page', () => {
     await rows().first().getByRole('button', { name: '启用' }).click();
     await expect.poll(() => rows().first().innerText()).toContain('已启用');
     expect(opened.errors).toEqual([]);
+  });
+
+  test('the drawer slides in, and appears without motion when the system asks for less', async () => {
+    /** Opens the token drawer and tells whether any element took an enter-motion class on the way. */
+    const drawerMoved = async (p: Page) => {
+      await p.goto(`${gw.url}/token`);
+      await settle(p);
+      await p.evaluate(() => {
+        const seen = window as unknown as { motionSeen: string[] };
+        seen.motionSeen = [];
+        new MutationObserver((records) => {
+          for (const r of records) {
+            const cls = r.target instanceof Element ? (r.target.getAttribute('class') ?? '') : '';
+            if (/-(enter|appear)(-|\b)/.test(cls)) seen.motionSeen.push(cls);
+          }
+        }).observe(document.body, {
+          subtree: true,
+          attributes: true,
+          attributeFilter: ['class'],
+          childList: true,
+        });
+      });
+      await p.getByRole('button', { name: '添加令牌' }).click();
+      await p.locator('#token_name').waitFor();
+      await settle(p);
+      return p.evaluate(() => (window as unknown as { motionSeen: string[] }).motionSeen);
+    };
+    expect((await drawerMoved(page)).length).toBeGreaterThan(0);
+    const still = await openPage(browser);
+    await loginViaApi(still.page, gw.url, ROOT, '/token');
+    expect(await drawerMoved(still.page)).toEqual([]);
+    await still.context.close();
   });
 
   test('screenshots of the token page and its form', async () => {

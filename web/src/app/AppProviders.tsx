@@ -8,12 +8,14 @@ import { type ReactNode, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { FeedbackBridge } from '../shared/feedback.tsx';
 import { ThemeModeProvider, useThemeMode } from '../shared/theme.tsx';
+import { usePrefersReducedMotion } from '../shared/usePrefersReducedMotion.ts';
 import { createQueryClient } from './queryClient.ts';
 
 function ThemedAntd({ children }: { children: ReactNode }) {
   const { mode } = useThemeMode();
   const { i18n } = useTranslation();
   const en = i18n.language === 'en';
+  const reducedMotion = usePrefersReducedMotion();
   useEffect(() => {
     dayjs.locale(en ? 'en' : 'zh-cn');
   }, [en]);
@@ -21,7 +23,12 @@ function ThemedAntd({ children }: { children: ReactNode }) {
     <ConfigProvider
       locale={en ? enUS : zhCN}
       button={{ autoInsertSpace: false }}
-      theme={{ algorithm: mode === 'dark' ? theme.darkAlgorithm : theme.defaultAlgorithm, cssVar: {} }}
+      wave={{ disabled: reducedMotion }}
+      theme={{
+        algorithm: mode === 'dark' ? theme.darkAlgorithm : theme.defaultAlgorithm,
+        cssVar: {},
+        token: { motion: !reducedMotion },
+      }}
     >
       <AntApp>
         <FeedbackBridge />
@@ -31,7 +38,7 @@ function ThemedAntd({ children }: { children: ReactNode }) {
   );
 }
 
-/** Theme (light/dark), antd locale following the language, TanStack Query, and antd's message/modal context. */
+/** Theme (light/dark), antd locale following the language, no animations when the system asks for less motion, TanStack Query, and antd's message/modal context. */
 export function AppProviders({ children }: { children: ReactNode }) {
   const [queryClient] = useState(createQueryClient);
   return (

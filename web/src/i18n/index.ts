@@ -40,11 +40,17 @@ function buildResources() {
   return { zh: { translation: zh }, en: { translation: en } };
 }
 
-export function detectLang(): Lang {
-  const stored = localStorage.getItem(LANG_KEY);
+/** The console's language for a stored value (`zh`, `en`, `zh-CN`, `en-US` ...), or null when it names neither. */
+function langOf(stored: string | null): Lang | null {
   if (stored === 'zh' || stored === 'en') return stored;
   if (stored?.startsWith('zh')) return 'zh';
   if (stored?.startsWith('en')) return 'en';
+  return null;
+}
+
+export function detectLang(): Lang {
+  const stored = langOf(localStorage.getItem(LANG_KEY));
+  if (stored) return stored;
   return navigator.language?.toLowerCase().startsWith('en') ? 'en' : 'zh';
 }
 
@@ -65,6 +71,13 @@ applyLang(i18n.language);
 i18n.on('languageChanged', (lng) => {
   localStorage.setItem(LANG_KEY, lng);
   applyLang(lng);
+});
+
+// The language chosen in another tab of the console applies here too, as the theme does.
+window.addEventListener('storage', (e) => {
+  if (e.key !== LANG_KEY) return;
+  const lang = langOf(e.newValue);
+  if (lang && lang !== i18n.language) void i18n.changeLanguage(lang);
 });
 
 export function currentLang(): Lang {
