@@ -1,0 +1,297 @@
+import { describe, expect, it } from 'vitest';
+import { setResolverForTests } from '../src/infra/ssrf.ts';
+import { openExchange } from '../src/relay/providers/xunfei/socket.ts';
+import { SPARK_ANSWER, SPARK_CALL, startSparkMock } from './support/mock-spark.ts';
+import {
+  billed,
+  billOneTwo,
+  CITY_WEATHER,
+  failed,
+  providerSuite,
+  ratioOneCompletionTwo,
+  saveEach,
+  streamChat,
+  unbilled,
+} from './support/provider-harness.ts';
+
+/**
+ * iFlytek Spark (type 18) channels, made by an admin through the console and used with the official OpenAI and
+ * Anthropic clients against a mock that checks Spark's HMAC-signed WebSocket URL: it recomputes the signature
+ * and refuses the upgrade otherwise. Each charge is compared with the usage priced by hand (prompt + 2 x
+ * completion).
+ */
+const SPARK_KEY = '5f2e8a1c|NmQ3ZTkxYjJhNGM1ZDZlN2Y4YTliMGMx|a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6';
+const SPARK_FORGED = '5f2e8a1c|bm90LXRoZS1hcHAtc2VjcmV0LWF0LWFsbA|a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6';
+const ANSWER = SPARK_ANSWER.deltas.join('');
+
+describe('iFlytek Spark channels', () => {
+  const t = providerSuite({
+    mock: () =>
+      startSparkMock({
+        a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6: {
+          appId: '5f2e8a1c',
+          apiSecret: 'NmQ3ZTkxYjJhNGM1ZDZlN2Y4YTliMGMx',
+        },
+      }),
+    prices: ratioOneCompletionTwo([
+      'SparkDesk-v3.5',
+      '4.0Ultra',
+      'spark-max-32k',
+      'spark-house',
+      'spark-forged',
+    ]),
+    channels: (spark) => ({
+      spark: {
+        type: 18,
+        key: SPARK_KEY,
+        base_url: spark.url,
+        models: ['SparkDesk-v3.5', '4.0Ultra', 'spark-max-32k', 'spark-house'],
+        setting: JSON.stringify({ api_version: 'v3.1' }),
+      },
+      'spark-forged': {
+        type: 18,
+        key: SPARK_FORGED,
+        base_url: spark.url,
+        models: ['spark-forged'],
+        model_mapping: { 'spark-forged': 'SparkDesk-v3.5' },
+      },
+    }),
+  });
+  const bill = () => billOneTwo(SPARK_ANSWER.usage, t.ids.spark);
+
+  /** A failure's text never carries a key, a secret or a signature. */
+  function expectNoSecret(text: string | undefined) {
+    expect(text).toMatch(/request id/);
+    for (const part of [...SPARK_KEY.split('|').slice(1), ...SPARK_FORGED.split('|')])
+      expect(text).not.toContain(part);
+    expect(text).not.toContain('authorization=');
+  }
+
+  it('signs the WebSocket URL the provider verifies and relays a plain answer with usage', async () => {
+    const callsBefore = t.mock.calls.length;
+    const r = await billed(t, bill(), () =>
+      t.openai().chat.completions.create({
+        model: 'SparkDesk-v3.5',
+        messages: [
+          { role: 'system', content: 'You are helpful.' },
+          { role: 'user', content: '你好' },
+        ],
+        temperature: 0.5,
+        max_tokens: 200,
+        user: 'user-42',
+      }),
+    );
+    expect(r.choices[0].message.content).toBe(ANSWER);
+    expect(r.choices[0].finish_reason).toBe('stop');
+    expect(r.usage?.prompt_tokens).toBe(SPARK_ANSWER.usage.prompt);
+    expect(r.usage?.completion_tokens).toBe(SPARK_ANSWER.usage.completion);
+    expect(t.mock.calls.length).toBe(callsBefore + 1);
+    const call = t.mock.calls.at(-1);
+    expect(call?.path).toBe('/v3.5/chat');
+    expect(call?.appId).toBe('5f2e8a1c');
+    expect(call?.domain).toBe('generalv3.5');
+    expect(call?.body).toEqual({
+      // A converted call sends no end-user id by default (global.converted_user_id).
+      header: { app_id: '5f2e8a1c' },
+      parameter: { chat: { domain: 'generalv3.5', temperature: 0.5, max_tokens: 200 } },
+      payload: {
+        message: {
+          text: [
+            { role: 'system', content: 'You are helpful.' },
+            { role: 'user', content: '你好' },
+          ],
+        },
+      },
+    });
+  });
+
+  it('streams frames as they come through the OpenAI client, with usage', async () => {
+    const s = await billed(t, bill(), () =>
+      streamChat(t.openai(), {
+        model: 'SparkDesk-v3.5',
+        stream_options: { include_usage: true },
+        messages: [{ role: 'user', content: '介绍一下你自己' }],
+      }),
+    );
+    expect(s.text).toBe(ANSWER);
+    expect(s.deltas).toBe(SPARK_ANSWER.deltas.length);
+    expect(s.finish).toBe('stop');
+    expect(s.usage?.prompt_tokens).toBe(SPARK_ANSWER.usage.prompt);
+    expect(s.usage?.completion_tokens).toBe(SPARK_ANSWER.usage.completion);
+  });
+
+  it('picks the version from the model name, else from the api_version setting', async () => {
+    const seen: Array<[string, string]> = [];
+    for (const model of ['4.0Ultra', 'spark-max-32k', 'spark-house']) {
+      const r = await t.ask(model);
+      expect(r.choices[0].message.content).toBe(ANSWER);
+      const call = t.mock.calls.at(-1);
+      seen.push([call?.path ?? '', call?.domain ?? '']);
+    }
+    expect(seen).toEqual([
+      ['/v4.0/chat', '4.0Ultra'],
+      ['/chat/max-32k', 'max-32k'],
+      ['/v3.1/chat', 'generalv3'],
+    ]);
+  });
+
+  it('answers an Anthropic client, plain and streamed', async () => {
+    const msg = await billed(t, bill(), () =>
+      t.anthropic().messages.create({
+        model: 'SparkDesk-v3.5',
+        max_tokens: 256,
+        system: 'Answer briefly.',
+        messages: [{ role: 'user', content: '你是谁' }],
+      }),
+    );
+    expect(msg.content).toHaveLength(1);
+    expect(msg.content[0]).toMatchObject({ type: 'text', text: ANSWER });
+    expect(msg.usage.input_tokens).toBe(SPARK_ANSWER.usage.prompt);
+    expect(msg.usage.output_tokens).toBe(SPARK_ANSWER.usage.completion);
+    expect(msg.stop_reason).toBe('end_turn');
+    expect(t.mock.calls.at(-1)?.body.payload.message.text[0]).toEqual({
+      role: 'system',
+      content: 'Answer briefly.',
+    });
+    const streamed = await billed(t, bill(), () =>
+      t
+        .anthropic()
+        .messages.stream({
+          model: 'SparkDesk-v3.5',
+          max_tokens: 256,
+          messages: [{ role: 'user', content: '你是谁' }],
+        })
+        .finalMessage(),
+    );
+    expect(streamed.content[0]).toMatchObject({ type: 'text', text: ANSWER });
+    expect(streamed.usage.output_tokens).toBe(SPARK_ANSWER.usage.completion);
+  });
+
+  it('sends OpenAI tools as functions and gives the function call back as a tool call', async () => {
+    const ask = { model: 'SparkDesk-v3.5', messages: [{ role: 'user' as const, content: '合肥天气怎么样' }] };
+    const r = await t.openai().chat.completions.create({ ...ask, tools: [CITY_WEATHER] });
+    const call = r.choices[0].message.tool_calls?.[0];
+    expect(r.choices[0].finish_reason).toBe('tool_calls');
+    expect(call?.type).toBe('function');
+    if (call?.type !== 'function') throw new Error('expected a function call');
+    expect(call.function).toEqual(SPARK_CALL);
+    expect(t.mock.calls.at(-1)?.body.payload.functions).toEqual({
+      text: [
+        {
+          name: 'get_weather',
+          description: 'Weather of a city',
+          parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+      ],
+    });
+
+    const streamed = await streamChat(t.openai(), { ...ask, tools: [CITY_WEATHER] });
+    expect(streamed.calls[0]?.name).toBe(SPARK_CALL.name);
+    expect(streamed.calls[0]?.args).toBe(SPARK_CALL.arguments);
+  });
+
+  it('maps error frames to statuses in the OpenAI and Anthropic protocols, charging nothing', async () => {
+    await unbilled(t, async () => {
+      const filtered = await failed(t.ask('SparkDesk-v3.5', 'trigger:filter'));
+      expect(filtered.status).toBe(400);
+      expect(filtered.message).toContain('input content audit failed');
+      expectNoSecret(filtered.message);
+
+      expect((await failed(t.ask('SparkDesk-v3.5', 'trigger:limit'))).status).toBe(429);
+      const streamed = await failed(
+        streamChat(t.openai(), {
+          model: 'SparkDesk-v3.5',
+          messages: [{ role: 'user', content: 'trigger:limit' }],
+        }),
+      );
+      expect(streamed.status).toBe(429);
+
+      const aFiltered = await failed(t.askAnthropic('SparkDesk-v3.5', { content: 'trigger:filter' }));
+      expect(aFiltered.status).toBe(400);
+      expect(aFiltered.error?.error?.type).toBe('invalid_request_error');
+      expectNoSecret(aFiltered.error?.error?.message);
+      const aLimited = await failed(t.askAnthropic('SparkDesk-v3.5', { content: 'trigger:limit' }));
+      expect(aLimited.status).toBe(429);
+      expect(aLimited.error?.error?.type).toBe('rate_limit_error');
+    });
+  });
+
+  it("is refused on the upgrade for a wrong APISecret: admins read why, callers get the gateway's 503, no key shown", async () => {
+    const refusals = t.mock.refusals.length;
+    const r = await t.admin.get(`/api/channel/test/${t.ids['spark-forged']}`);
+    expect(r.success).toBe(false);
+    expect(r.message).toContain('HMAC signature cannot be verified');
+    for (const part of SPARK_FORGED.split('|').slice(1)) expect(r.message).not.toContain(part);
+    expect(t.mock.refusals.slice(refusals)).toEqual(['HMAC signature cannot be verified']);
+
+    const calls = t.mock.calls.length;
+    const err = await failed(t.ask('spark-forged'));
+    expect(err.status).toBe(503);
+    expect(err.message).toContain('refused the credentials of the channel');
+    expect(err.message).not.toContain('HMAC signature cannot be verified');
+    expectNoSecret(err.message);
+    expect(t.mock.calls.length).toBe(calls);
+  });
+
+  it('closes the socket when the client leaves a stream, and logs what was sent', async () => {
+    const abandoned = t.mock.abandoned;
+    const before = await t.lastLogId();
+    const controller = new AbortController();
+    const stream = await t
+      .openai()
+      .chat.completions.create(
+        { model: 'SparkDesk-v3.5', stream: true, messages: [{ role: 'user', content: 'trigger:slow' }] },
+        { signal: controller.signal },
+      );
+    let got = 0;
+    for await (const chunk of stream) {
+      if (chunk.choices[0]?.delta?.content) got++;
+      if (got === 2) {
+        controller.abort();
+        break;
+      }
+    }
+    expect(got).toBe(2);
+    await expect.poll(() => t.mock.abandoned).toBe(abandoned + 1);
+    // The cut stream is settled after the socket closes: its log row says the client left.
+    await expect.poll(async () => (await t.logsAfter(before)).length).toBe(1);
+    const [row] = await t.logsAfter(before);
+    expect(row.content).toMatch(/client disconnected/);
+  });
+
+  it('refuses keys that are not APPID|APISecret|APIKey, and bad settings, at channel save', async () => {
+    const body = { type: 18, name: 'bad-spark', base_url: t.mock.url, models: ['SparkDesk-v3.5'] };
+    const keys = ['only|two', 'app id|secret|key', '5f2e8a1c|secret|', 'a|b|c|d'];
+    for (const r of await saveEach(t, body, keys)) {
+      expect(r.status).toBe(400);
+      expect(r.success).toBe(false);
+      expect(r.message).toContain('APPID|APISecret|APIKey');
+    }
+    const [r] = await saveEach(
+      t,
+      { ...body, name: 'bad-spark-version', setting: JSON.stringify({ api_version: 'latest' }) },
+      [SPARK_KEY],
+    );
+    expect(r.status).toBe(400);
+    expect(r.message).toContain('api_version');
+  });
+
+  it('connects through the SSRF guard: link-local names and addresses are refused', async () => {
+    const req = { signal: { aborted: false, on() {} }, options: t.server.ctx.options };
+    setResolverForTests(async () => ['169.254.169.254']);
+    try {
+      const named = await openExchange('ws://metadata.example/v3.5/chat', '{}', req, []).catch((e) => e);
+      expect(named.code).toBe('upstream_address_refused');
+    } finally {
+      setResolverForTests(null);
+    }
+    const literal = await openExchange('ws://169.254.169.254/v3.5/chat', '{}', req, []).catch((e) => e);
+    expect(literal.code).toBe('upstream_address_refused');
+  });
+
+  it('passes the channel test against the mock', async () => {
+    const r = await t.admin.get(`/api/channel/test/${t.ids.spark}`);
+    expect(r.success, r.message).toBe(true);
+    expect(t.mock.calls.at(-1)?.body.parameter.chat.max_tokens).toBe(10);
+  });
+});

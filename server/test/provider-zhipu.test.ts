@@ -1,0 +1,218 @@
+import { describe, expect, it } from 'vitest';
+import { startZhipuMock, ZHIPU_ANSWER, ZHIPU_EMBED_TOKENS, ZHIPU_STREAM } from './support/mock-zhipu.ts';
+import {
+  billed,
+  billOneTwo,
+  failed,
+  providerSuite,
+  ratioOneCompletionTwo,
+  saveEach,
+  streamChat,
+  unbilled,
+} from './support/provider-harness.ts';
+
+/**
+ * Zhipu ChatGLM v3 (type 16) channels, made by an admin through the console, used with the official OpenAI and
+ * Anthropic clients against a mock that verifies the HS256 JWT the gateway signs with the key's secret. Each
+ * answer's text and usage are compared with what the mock sent, and the charge with the usage priced by hand
+ * (prompt + 2 x completion).
+ */
+const SECRET = 'Zs3cr3tQpL9xWv2';
+
+describe('Zhipu ChatGLM (v3 API) channels', () => {
+  const t = providerSuite({
+    mock: () => startZhipuMock({ a1b2c3d4e5f60718: SECRET }),
+    prices: ratioOneCompletionTwo([
+      'chatglm_turbo',
+      'text_embedding',
+      'chatglm-blocked',
+      'chatglm-arrears',
+      'chatglm-busy',
+      'chatglm-forged',
+    ]),
+    channels: (zhipu) => ({
+      glm: {
+        type: 16,
+        key: `a1b2c3d4e5f60718.${SECRET}`,
+        base_url: zhipu.url,
+        models: ['chatglm_turbo', 'text_embedding', 'chatglm-blocked', 'chatglm-arrears', 'chatglm-busy'],
+      },
+      'glm-forged': {
+        type: 16,
+        key: 'a1b2c3d4e5f60718.not-the-secret',
+        base_url: zhipu.url,
+        models: ['chatglm-forged'],
+        model_mapping: { 'chatglm-forged': 'chatglm_turbo' },
+      },
+    }),
+  });
+  const bill = (usage: { prompt: number; completion: number }) => billOneTwo(usage, t.ids.glm);
+
+  /** A failure's text never carries the secret. */
+  function expectNoSecret(text: string | undefined) {
+    expect(text).toMatch(/request id/);
+    expect(text).not.toContain(SECRET);
+  }
+
+  it('signs a JWT the provider verifies and relays a plain answer with usage', async () => {
+    const r = await billed(t, bill(ZHIPU_ANSWER.usage), () =>
+      t.openai().chat.completions.create({
+        model: 'chatglm_turbo',
+        messages: [
+          { role: 'system', content: 'You are GLM.' },
+          { role: 'user', content: '你好' },
+        ],
+        temperature: 0,
+        top_p: 1,
+      }),
+    );
+    expect(r.choices[0].message.content).toBe(ZHIPU_ANSWER.text);
+    expect(r.usage?.prompt_tokens).toBe(ZHIPU_ANSWER.usage.prompt);
+    expect(r.usage?.completion_tokens).toBe(ZHIPU_ANSWER.usage.completion);
+    const call = t.mock.calls.at(-1);
+    expect(call?.path).toBe('/api/paas/v3/model-api/chatglm_turbo/invoke');
+    expect(call?.body).toEqual({
+      prompt: [{ role: 'user', content: 'You are GLM.\n\n你好' }],
+      temperature: 0.01,
+      top_p: 0.99,
+    });
+    const auth = t.mock.tokens.at(-1) ?? '';
+    expect(auth.split('.')).toHaveLength(3);
+    expect(JSON.parse(Buffer.from(auth.split('.')[1], 'base64url').toString())).toMatchObject({
+      api_key: 'a1b2c3d4e5f60718',
+    });
+  });
+
+  it('streams through the OpenAI client, keeping spaces and line breaks of each delta', async () => {
+    const s = await billed(t, bill(ZHIPU_STREAM.usage), () =>
+      streamChat(t.openai(), {
+        model: 'chatglm_turbo',
+        stream_options: { include_usage: true },
+        messages: [{ role: 'user', content: 'say hello' }],
+      }),
+    );
+    expect(s.text).toBe(ZHIPU_STREAM.deltas.join(''));
+    expect(s.usage?.prompt_tokens).toBe(ZHIPU_STREAM.usage.prompt);
+    expect(s.usage?.completion_tokens).toBe(ZHIPU_STREAM.usage.completion);
+    expect(t.mock.calls.at(-1)?.path).toBe('/api/paas/v3/model-api/chatglm_turbo/sse-invoke');
+    expect(t.mock.calls.at(-1)?.body.incremental).toBe(true);
+  });
+
+  it('answers an Anthropic client, streamed', async () => {
+    const msg = await billed(t, bill(ZHIPU_STREAM.usage), () =>
+      t
+        .anthropic()
+        .messages.stream({
+          model: 'chatglm_turbo',
+          max_tokens: 128,
+          messages: [{ role: 'user', content: 'say hello' }],
+        })
+        .finalMessage(),
+    );
+    expect(msg.content[0]).toMatchObject({ type: 'text', text: ZHIPU_STREAM.deltas.join('') });
+    expect(msg.usage.output_tokens).toBe(ZHIPU_STREAM.usage.completion);
+  });
+
+  it('reuses the signed token across requests', async () => {
+    const seen = t.mock.tokens.length;
+    for (let i = 0; i < 2; i++) await t.ask('chatglm_turbo');
+    const used = t.mock.tokens.slice(seen);
+    expect(used).toHaveLength(2);
+    expect(new Set(used).size).toBe(1);
+    expect(used[0]).toBe(t.mock.tokens[0]);
+  });
+
+  it('embeds several texts with one text_embedding call each, in order', async () => {
+    const calls = t.mock.calls.length;
+    const three = 3 * ZHIPU_EMBED_TOKENS;
+    const r = await billed(t, { prompt: three, completion: 0, quota: three }, () =>
+      t.openai().embeddings.create({
+        model: 'text_embedding',
+        input: ['one', 'three', 'four'],
+        encoding_format: 'float',
+      }),
+    );
+    expect(r.data.map((d) => d.embedding)).toEqual([
+      [0.3, 0.25, -0.5],
+      [0.5, 0.25, -0.5],
+      [0.4, 0.25, -0.5],
+    ]);
+    expect(t.mock.calls.slice(calls).map((c) => c.body)).toEqual([
+      { prompt: 'one' },
+      { prompt: 'three' },
+      { prompt: 'four' },
+    ]);
+    expect(r.usage.prompt_tokens).toBe(three);
+
+    const one = await t.openai().embeddings.create({
+      model: 'text_embedding',
+      input: 'single',
+      encoding_format: 'float',
+    });
+    expect(one.data).toHaveLength(1);
+    expect(one.usage.prompt_tokens).toBe(ZHIPU_EMBED_TOKENS);
+  });
+
+  it('maps error codes in 200 answers to statuses in OpenAI and Anthropic protocols, charging nothing', async () => {
+    await unbilled(t, async () => {
+      const blocked = await failed(t.ask('chatglm-blocked'));
+      expect(blocked.status).toBe(400);
+      expect(blocked.message).toContain('敏感内容');
+      expectNoSecret(blocked.message);
+
+      const arrears = await failed(t.ask('chatglm-arrears'));
+      expect(arrears.status).toBe(429);
+      expect(arrears.type).toBe('insufficient_quota');
+      // sse-invoke answering a JSON error instead of events.
+      const busy = await failed(
+        streamChat(t.openai(), { model: 'chatglm-busy', messages: [{ role: 'user', content: 'hi' }] }),
+      );
+      expect(busy.status).toBe(429);
+
+      const aBlocked = await failed(t.askAnthropic('chatglm-blocked'));
+      expect(aBlocked.status).toBe(400);
+      expect(aBlocked.error?.error?.type).toBe('invalid_request_error');
+      expectNoSecret(aBlocked.error?.error?.message);
+      const aArrears = await failed(t.askAnthropic('chatglm-arrears'));
+      expect(aArrears.status).toBe(429);
+      expect(aArrears.error?.error?.type).toBe('billing_error');
+    });
+  });
+
+  it('is refused by the provider when the JWT is signed with the wrong secret', async () => {
+    const err = await failed(t.ask('chatglm-forged'));
+    expect(err.status).toBe(503);
+    expect(err.message).toContain('refused the credentials of the channel');
+    expect(err.message).not.toContain('not-the-secret');
+  });
+
+  it('refuses tools and images with a clear 400 (the v3 API has neither)', async () => {
+    const err = await failed(
+      t.openai().chat.completions.create({
+        model: 'chatglm_turbo',
+        messages: [{ role: 'user', content: 'hi' }],
+        tools: [
+          { type: 'function', function: { name: 'f', parameters: { type: 'object', properties: {} } } },
+        ],
+      }),
+    );
+    expect(err.status).toBe(400);
+    expect(err.message).toContain('no tool calling');
+  });
+
+  it('refuses a key that is not id.secret at channel save', async () => {
+    const body = { type: 16, name: 'bad-glm', base_url: t.mock.url, models: ['chatglm_turbo'] };
+    for (const r of await saveEach(t, body, ['no-dot-here', 'a.b.c', '.secret'])) {
+      expect(r.status).toBe(400);
+      expect(r.success).toBe(false);
+      expect(r.message).toContain('id.secret');
+    }
+  });
+
+  it('passes the channel test against the mock', async () => {
+    const r = await t.admin.get(`/api/channel/test/${t.ids.glm}`);
+    expect(r.success, r.message).toBe(true);
+    const forged = await t.admin.get(`/api/channel/test/${t.ids['glm-forged']}`);
+    expect(forged.success).toBe(false);
+  });
+});
