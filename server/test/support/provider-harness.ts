@@ -1,6 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { expectedQuota, type RecordedAnswer } from './fixture-answers.ts';
 import { charged, type Prices, type ProviderEnv, providerEnv } from './provider-env.ts';
 
 /**
@@ -161,6 +162,9 @@ export async function streamMessage(client: Anthropic, body: Anthropic.MessageSt
   return { message, deltas };
 }
 
+/** The one user message of most calls. */
+export const HI = [{ role: 'user' as const, content: 'hi' }];
+
 /** The OpenAI tool most provider tests offer, in the chat format. */
 export const CITY_WEATHER: OpenAI.ChatCompletionTool = {
   type: 'function',
@@ -189,4 +193,16 @@ export const billOneTwo = (usage: { prompt: number; completion: number }, channe
   completion: usage.completion,
   quota: usage.prompt + 2 * usage.completion,
   channel,
+});
+
+/** The prices `expectedQuota` (fixture-answers.ts) assumes for recorded answers: cache reads 0.1, writes 1.25. */
+export function recordedPrices(models: string[]): Prices {
+  return { ...ratioOneCompletionTwo(models), cache: { read: 0.1, write: 1.25 } };
+}
+
+/** The bill of a recorded answer at `recordedPrices`. */
+export const billRecorded = (usage: RecordedAnswer['usage']): Bill => ({
+  prompt: usage.prompt,
+  completion: usage.output,
+  quota: expectedQuota(usage),
 });
