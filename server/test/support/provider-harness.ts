@@ -4,6 +4,8 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { expectedQuota, type RecordedAnswer } from './fixture-answers.ts';
 import { charged, type Prices, type ProviderEnv, providerEnv } from './provider-env.ts';
 
+export { charged };
+
 /**
  * The shape every provider test shares, so that a provider's file states only its facts: a mock of the
  * provider that checks what the real one checks, a gateway with a user, a token and prices, the provider's
