@@ -2,17 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { startDashScopeMock } from './support/mock-dashscope.ts';
-import {
-  billed,
-  CITY_WEATHER,
-  charged,
-  failed,
-  HI,
-  providerSuite,
-  saveEach,
-  streamChat,
-  unbilled,
-} from './support/provider-harness.ts';
+import { CITY_WEATHER, charged, failed, HI, providerSuite, streamChat } from './support/provider-harness.ts';
 
 /**
  * Alibaba Qwen (channel type 17) through DashScope's native API, against a mock that speaks it: Bearer key
@@ -63,17 +53,15 @@ describe('Alibaba Qwen (DashScope) channel', () => {
   });
 
   it('refuses a key that is not one DashScope API key when the channel is saved', async () => {
-    const [r] = await saveEach(
-      t,
-      { type: 17, name: 'bad-key', base_url: t.mock.url, models: ['qwen-plus'] },
-      ['sk-ali one|two'],
-    );
+    const [r] = await t.saveEach({ type: 17, name: 'bad-key', base_url: t.mock.url, models: ['qwen-plus'] }, [
+      'sk-ali one|two',
+    ]);
     expect(r.success).toBe(false);
     expect(r.message).toMatch(/single API key \(sk-\.\.\.\)/);
   });
 
   it('relays a plain chat with the Bearer key, in message format, and bills its usage', async () => {
-    const result = await billed(t, bill(12, 4), () =>
+    const result = await t.billed(bill(12, 4), () =>
       t.openai().chat.completions.create({
         model: 'qwen-plus',
         temperature: 0.5,
@@ -95,16 +83,12 @@ describe('Alibaba Qwen (DashScope) channel', () => {
   });
 
   it('relays a streamed chat from incremental SSE frames, with usage, and bills it', async () => {
-    const result = await billed(t, bill(12, 3), () =>
-      streamChat(t.openai(), {
-        model: 'qwen-plus',
-        stream_options: { include_usage: true },
-        messages: SAY_HELLO,
-      }),
+    const result = await t.billedStream(
+      { model: 'qwen-plus', messages: SAY_HELLO },
+      bill(12, 3),
+      'Hello from Qwen',
     );
-    expect(result.text).toBe('Hello from Qwen');
     expect(result.finish).toBe('stop');
-    expect(result.usage).toMatchObject({ prompt_tokens: 12, completion_tokens: 3 });
     const sent = lastSeen(GENERATION);
     expect(sent?.headers['x-dashscope-sse']).toBe('enable');
     expect(sent?.headers.accept).toBe('text/event-stream');
@@ -145,7 +129,7 @@ describe('Alibaba Qwen (DashScope) channel', () => {
   });
 
   it('relays embeddings in DashScope shape, vectors in input order, billed on its token count', async () => {
-    const result = await billed(t, bill(8, 0), () =>
+    const result = await t.billed(bill(8, 0), () =>
       // Floats asked for explicitly: the gateway answers converted embeddings as floats whatever the client asks.
       t
         .openai()
@@ -165,7 +149,7 @@ describe('Alibaba Qwen (DashScope) channel', () => {
 
   it('relays rerank to text-rerank and answers in the rerank shape', async () => {
     const documents = ['Cats eat fish.', 'The giant panda eats bamboo.'];
-    const result = await billed(t, bill(24, 0), async () => {
+    const result = await t.billed(bill(24, 0), async () => {
       const res = await fetch(`${t.server.url}/v1/rerank`, {
         method: 'POST',
         headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json' },
@@ -214,7 +198,7 @@ describe('Alibaba Qwen (DashScope) channel', () => {
   });
 
   it('maps a failed image task into an OpenAI error, and bills nothing', async () => {
-    const err = await unbilled(t, () =>
+    const err = await t.unbilled(() =>
       failed(t.openai().images.generate({ model: 'wanx2.1-t2i-turbo', prompt: 'something forbidden', n: 1 })),
     );
     expect(err).toBeInstanceOf(OpenAI.APIError);
@@ -224,7 +208,7 @@ describe('Alibaba Qwen (DashScope) channel', () => {
   });
 
   it("maps DashScope's out-of-balance error into OpenAI's and Anthropic's protocols, without the key", async () => {
-    await unbilled(t, async () => {
+    await t.unbilled(async () => {
       const err = await failed(t.ask('qwen-arrears'));
       expect(err).toBeInstanceOf(OpenAI.APIError);
       expect(err.status).toBe(429);

@@ -8,15 +8,12 @@ import {
   startBaiduMock,
 } from './support/mock-baidu.ts';
 import {
-  billed,
   billOneTwo,
   CITY_WEATHER,
   failed,
+  NIHAO,
   providerSuite,
   ratioOneCompletionTwo,
-  saveEach,
-  streamChat,
-  unbilled,
 } from './support/provider-harness.ts';
 
 /**
@@ -87,22 +84,9 @@ describe('Baidu Wenxin channels', () => {
   }
 
   it('exchanges the key for an access token once and calls the model endpoint with it', async () => {
-    const r = await billed(t, bill(BAIDU_ANSWER.usage), () =>
-      t.openai().chat.completions.create({
-        model: 'ERNIE-4.0-8K',
-        messages: [
-          { role: 'system', content: 'You are helpful.' },
-          { role: 'user', content: '你好' },
-        ],
-        temperature: 0,
-        max_tokens: 100,
-        user: 'user-42',
-      }),
-    );
-    expect(r.choices[0].message.content).toBe(BAIDU_ANSWER.text);
+    const ask = { model: 'ERNIE-4.0-8K', messages: NIHAO, temperature: 0, max_tokens: 100, user: 'user-42' };
+    const r = await t.billedChat(ask, bill(BAIDU_ANSWER.usage), BAIDU_ANSWER.text);
     expect(r.choices[0].finish_reason).toBe('stop');
-    expect(r.usage?.prompt_tokens).toBe(BAIDU_ANSWER.usage.prompt);
-    expect(r.usage?.completion_tokens).toBe(BAIDU_ANSWER.usage.completion);
     const call = t.mock.calls.at(-1);
     expect(call?.path).toBe('/rpc/2.0/ai_custom/v1/wenxinworkshop/chat/completions_pro');
     expect(call?.token).toBe(t.mock.tokenOf('ak-main'));
@@ -119,24 +103,16 @@ describe('Baidu Wenxin channels', () => {
   });
 
   it('streams through the OpenAI client with usage, reusing the cached token', async () => {
-    const s = await billed(t, bill(BAIDU_STREAM.usage), () =>
-      streamChat(t.openai(), {
-        model: 'ERNIE-Speed-128K',
-        stream_options: { include_usage: true },
-        messages: [{ role: 'user', content: '北京天气' }],
-      }),
-    );
-    expect(s.text).toBe(BAIDU_STREAM.deltas.join(''));
+    const ask = { model: 'ERNIE-Speed-128K', messages: [{ role: 'user' as const, content: '北京天气' }] };
+    const s = await t.billedStream(ask, bill(BAIDU_STREAM.usage), BAIDU_STREAM.deltas.join(''));
     expect(s.finish).toBe('stop');
-    expect(s.usage?.prompt_tokens).toBe(BAIDU_STREAM.usage.prompt);
-    expect(s.usage?.completion_tokens).toBe(BAIDU_STREAM.usage.completion);
     expect(t.mock.calls.at(-1)?.path).toMatch(/\/chat\/ernie-speed-128k$/);
     expect(t.mock.calls.at(-1)?.body.stream).toBe(true);
     expect(t.mock.exchanges.get('ak-main')).toBe(1);
   });
 
   it('answers an Anthropic client, plain and streamed', async () => {
-    const msg = await billed(t, bill(BAIDU_ANSWER.usage), () =>
+    const msg = await t.billed(bill(BAIDU_ANSWER.usage), () =>
       t.anthropic().messages.create({
         model: 'ERNIE-4.0-8K',
         max_tokens: 256,
@@ -150,7 +126,7 @@ describe('Baidu Wenxin channels', () => {
     expect(msg.usage.output_tokens).toBe(BAIDU_ANSWER.usage.completion);
     expect(msg.stop_reason).toBe('end_turn');
     expect(t.mock.calls.at(-1)?.body.system).toBe('Answer briefly.');
-    const streamed = await billed(t, bill(BAIDU_STREAM.usage), () =>
+    const streamed = await t.billed(bill(BAIDU_STREAM.usage), () =>
       t
         .anthropic()
         .messages.stream({
@@ -203,7 +179,7 @@ describe('Baidu Wenxin channels', () => {
 
   it('relays embeddings in Wenxin shape and bills its prompt tokens', async () => {
     const embed = { prompt: BAIDU_EMBED_TOKENS, completion: 0, quota: BAIDU_EMBED_TOKENS };
-    const r = await billed(t, embed, () =>
+    const r = await t.billed(embed, () =>
       t
         .openai()
         .embeddings.create({ model: 'Embedding-V1', input: ['hello', 'wenxin'], encoding_format: 'float' }),
@@ -218,30 +194,23 @@ describe('Baidu Wenxin channels', () => {
   });
 
   it('maps error codes in 200 answers to statuses in OpenAI and Anthropic protocols, charging nothing', async () => {
-    await unbilled(t, async () => {
-      const rate = await failed(t.ask('ernie-rate'));
-      expect(rate.status).toBe(429);
-      expect(rate.message).toContain('qps request limit');
-      expectNoSecret(rate.message);
-
-      const quota = await failed(t.ask('ernie-quota'));
-      expect(quota.status).toBe(429);
-      expect(quota.type).toBe('insufficient_quota');
-      expect((await failed(t.ask('ernie-bad'))).status).toBe(400);
-      // A stream request answered with a JSON error instead of frames.
-      const streamed = await failed(
-        streamChat(t.openai(), { model: 'ernie-rate', messages: [{ role: 'user', content: 'hi' }] }),
-      );
-      expect(streamed.status).toBe(429);
-
-      const aRate = await failed(t.askAnthropic('ernie-rate'));
-      expect(aRate.status).toBe(429);
-      expect(aRate.error?.error?.type).toBe('rate_limit_error');
-      expectNoSecret(aRate.error?.error?.message);
-      const aBad = await failed(t.askAnthropic('ernie-bad'));
-      expect(aBad.status).toBe(400);
-      expect(aBad.error?.error?.type).toBe('invalid_request_error');
-    });
+    await t.unbilled(() =>
+      t.expectErrors([
+        { via: 'chat', model: 'ernie-rate', status: 429, says: 'qps request limit', check: expectNoSecret },
+        { via: 'chat', model: 'ernie-quota', status: 429, type: 'insufficient_quota' },
+        { via: 'chat', model: 'ernie-bad', status: 400 },
+        // A stream request answered with a JSON error instead of frames.
+        { via: 'chat-stream', model: 'ernie-rate', status: 429 },
+        {
+          via: 'messages',
+          model: 'ernie-rate',
+          status: 429,
+          type: 'rate_limit_error',
+          check: expectNoSecret,
+        },
+        { via: 'messages', model: 'ernie-bad', status: 400, type: 'invalid_request_error' },
+      ]),
+    );
   });
 
   it('re-exchanges a token Wenxin calls expired (111) and carries on', async () => {
@@ -300,7 +269,7 @@ describe('Baidu Wenxin channels', () => {
 
   it('refuses a key that is not APIKey|SecretKey at channel save', async () => {
     const body = { type: 15, name: 'bad-wenxin', base_url: t.mock.url, models: ['ERNIE-4.0-8K'] };
-    for (const r of await saveEach(t, body, ['just-one-part', 'a|b|c', 'ak|'])) {
+    for (const r of await t.saveEach(body, ['just-one-part', 'a|b|c', 'ak|'])) {
       expect(r.status).toBe(400);
       expect(r.success).toBe(false);
       expect(r.message).toContain('APIKey|SecretKey');

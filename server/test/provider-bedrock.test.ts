@@ -1,9 +1,16 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { claudeCodeAsk, withModelBeta } from './support/cloud-betas.ts';
+import {
+  billedAsk,
+  billedClaudeCode,
+  billedMessage,
+  billedMessageStream,
+  billRecorded,
+  expectCloudClaudeBody,
+  recordedPrices,
+} from './support/cloud-claude.ts';
 import { anthropicAnswer } from './support/fixture-answers.ts';
-import { formatClient } from './support/format-clients.ts';
 import {
   BREAKING_MODEL,
   MOCK_ACCESS_KEY,
@@ -13,18 +20,7 @@ import {
   startBedrockMock,
   THROTTLED_MODEL,
 } from './support/mock-bedrock.ts';
-import {
-  billed,
-  billRecorded,
-  failed,
-  HI,
-  providerSuite,
-  recordedPrices,
-  saveEach,
-  streamChat,
-  streamMessage,
-  unbilled,
-} from './support/provider-harness.ts';
+import { type ClientError, failed, HI, providerSuite } from './support/provider-harness.ts';
 
 /**
  * AWS Claude (channel type 33) against a Bedrock mock that verifies every request's SigV4 signature with the
@@ -86,8 +82,7 @@ describe('provider: AWS Claude (Bedrock)', () => {
       `${MOCK_ACCESS_KEY}|${MOCK_SECRET}|not a region`,
       `akia-lower|${MOCK_SECRET}|${MOCK_REGION}`,
     ];
-    for (const r of await saveEach(
-      t,
+    for (const r of await t.saveEach(
       { type: 33, name: 'bad-key', base_url: t.mock.url, models: [MODEL] },
       keys,
     )) {
@@ -98,16 +93,12 @@ describe('provider: AWS Claude (Bedrock)', () => {
   });
 
   it('signs every call with SigV4 (the mock recomputes it) and sends the Anthropic body Bedrock wants', async () => {
-    const answer = await billed(t, billRecorded(TEXT.usage), () =>
-      t.openai().chat.completions.create({
-        model: MODEL,
-        max_tokens: 64,
-        messages: [{ role: 'system', content: 'Be brief.' }, ...HELLO],
-      }),
-    );
-    expect(answer.choices[0].message.content).toBe(TEXT.text);
-    expect(answer.usage?.prompt_tokens).toBe(TEXT.usage.prompt);
-    expect(answer.usage?.completion_tokens).toBe(TEXT.usage.output);
+    const ask = {
+      model: MODEL,
+      max_tokens: 64,
+      messages: [{ role: 'system' as const, content: 'Be brief.' }, ...HELLO],
+    };
+    await t.billedChat(ask, billRecorded(TEXT.usage), TEXT.text);
     const call = lastCall();
     expect(call?.path).toBe('/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke');
     expect(call?.headers.authorization).toMatch(
@@ -115,40 +106,26 @@ describe('provider: AWS Claude (Bedrock)', () => {
         `^AWS4-HMAC-SHA256 Credential=${MOCK_ACCESS_KEY}/\\d{8}/${MOCK_REGION}/bedrock/aws4_request, `,
       ),
     );
-    expect(call?.body).toMatchObject({
-      anthropic_version: 'bedrock-2023-05-31',
-      max_tokens: 64,
-      system: [{ type: 'text', text: 'Be brief.' }],
-      messages: [{ role: 'user' }],
-    });
-    expect(call?.body).not.toHaveProperty('model');
+    expectCloudClaudeBody(call?.body, 'bedrock-2023-05-31');
     expect(call?.body).not.toHaveProperty('stream');
   });
 
   it('streams to an OpenAI client from the binary event stream, with usage', async () => {
-    const s = await billed(t, billRecorded(TEXT_STREAM.usage), () =>
-      streamChat(t.openai(), { model: MODEL, stream_options: { include_usage: true }, messages: HELLO }),
+    await t.billedStream(
+      { model: MODEL, messages: HELLO },
+      billRecorded(TEXT_STREAM.usage),
+      TEXT_STREAM.text,
     );
-    expect(s.usage?.prompt_tokens).toBe(TEXT_STREAM.usage.prompt);
-    expect(s.usage?.completion_tokens).toBe(TEXT_STREAM.usage.output);
-    expect(s.text).toBe(TEXT_STREAM.text);
     expect(lastCall()?.path).toBe(
       '/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke-with-response-stream',
     );
   });
 
   it('relays the Anthropic SDK on /v1/messages, its betas Bedrock takes as anthropic_beta', async () => {
-    const msg = await billed(t, billRecorded(TEXT.usage), () =>
-      t
-        .anthropic()
-        .messages.create(
-          { model: MODEL, max_tokens: 128, messages: HELLO },
-          { headers: { 'anthropic-beta': 'token-efficient-tools-2025-02-19, context-1m-2025-08-07' } },
-        ),
-    );
-    expect(msg.content).toEqual([{ type: 'text', text: TEXT.text }]);
-    expect(msg.usage.input_tokens).toBe(TEXT.usage.prompt);
-    expect(msg.usage.output_tokens).toBe(TEXT.usage.output);
+    const betas = 'token-efficient-tools-2025-02-19, context-1m-2025-08-07';
+    await billedMessage(t, { model: MODEL, max_tokens: 128, messages: HELLO }, TEXT, {
+      'anthropic-beta': betas,
+    });
     expect(lastCall()?.body.anthropic_beta).toEqual([
       'token-efficient-tools-2025-02-19',
       'context-1m-2025-08-07',
@@ -156,47 +133,34 @@ describe('provider: AWS Claude (Bedrock)', () => {
   });
 
   it("keeps Claude Code's flags Bedrock refuses and structured output off the call; an operator's flag goes as set", async () => {
-    const msg = await withModelBeta(t.server.ctx, MODEL, 'future-feature-2027-01-01', () =>
-      billed(t, billRecorded(TEXT.usage), () =>
-        claudeCodeAsk(t.anthropic(), MODEL, 'fine-grained-tool-streaming-2025-05-14'),
-      ),
-    );
-    expect(msg.content).toEqual([{ type: 'text', text: TEXT.text }]);
+    await billedClaudeCode(t, MODEL, 'fine-grained-tool-streaming-2025-05-14', TEXT, () => lastCall()?.body);
     expect(lastCall()?.body.anthropic_beta).toEqual([
       'interleaved-thinking-2025-05-14',
       'tool-search-tool-2025-10-19',
       'fine-grained-tool-streaming-2025-05-14',
       'future-feature-2027-01-01',
     ]);
-    expect(lastCall()?.body).not.toHaveProperty('output_format');
   });
 
   it('streams to the Anthropic SDK as Anthropic events', async () => {
-    const { message, deltas } = await billed(t, billRecorded(TEXT_STREAM.usage), () =>
-      streamMessage(t.anthropic(), { model: MODEL, max_tokens: 128, messages: HELLO }),
+    const message = await billedMessageStream(
+      t,
+      { model: MODEL, max_tokens: 128, messages: HELLO },
+      TEXT_STREAM,
     );
-    expect(deltas).toBe(TEXT_STREAM.text);
-    expect(message.content).toEqual([{ type: 'text', text: TEXT_STREAM.text }]);
-    expect(message.usage.output_tokens).toBe(TEXT_STREAM.usage.output);
     expect(message.stop_reason).toBe('end_turn');
   });
 
   it('streams tool calls to an OpenAI client, and answers a Gemini client', async () => {
     const tools = anthropicAnswer('anthropic/messages/tool-use-parallel.chunks.txt');
     expect(tools.calls.length).toBeGreaterThan(1);
-    const parsed = await billed(t, billRecorded(tools.usage), () =>
-      formatClient('openai', t.server.url, t.apiKey).ask(MODEL, { stream: true, tools: true }),
-    );
-    expect(parsed.calls).toEqual(tools.calls);
+    await billedAsk(t, 'openai', MODEL, { stream: true, tools: true }, tools);
     expect(lastCall()?.body.tools?.[0]).toMatchObject({
       name: 'get_weather',
       input_schema: { type: 'object' },
     });
 
-    const gemini = await billed(t, billRecorded(TEXT.usage), () =>
-      formatClient('gemini', t.server.url, t.apiKey).ask(MODEL, {}),
-    );
-    expect(gemini.text).toBe(TEXT.text);
+    expect((await billedAsk(t, 'gemini', MODEL, {}, TEXT)).text).toBe(TEXT.text);
   });
 
   it('calls the cross-region profile of the region, and an inference profile ARN as it is', async () => {
@@ -214,27 +178,24 @@ describe('provider: AWS Claude (Bedrock)', () => {
   });
 
   it("maps Bedrock's ThrottlingException to 429 in each client's protocol, nothing billed", async () => {
-    await unbilled(t, async () => {
-      const e1 = await failed(t.ask(THROTTLED));
-      expect(e1).toBeInstanceOf(OpenAI.APIError);
-      expect(e1.status).toBe(429);
-      expect(e1.message).toContain('Too many requests, please wait before trying again.');
-      const e2 = await failed(t.askAnthropic(THROTTLED));
-      expect(e2).toBeInstanceOf(Anthropic.APIError);
-      expect(e2.status).toBe(429);
-      expect(e2.error?.error?.type).toBe('rate_limit_error');
-      // A stream whose first message is a throttlingException: still an ordinary 429, nothing was sent yet.
-      const e3 = await failed(
-        streamMessage(t.anthropic(), { model: THROTTLED, max_tokens: 16, messages: HI }),
-      );
-      expect(e3).toBeInstanceOf(Anthropic.APIError);
-      expect(e3.status).toBe(429);
-      expect(e3.message).toContain('Too many tokens');
-      for (const e of [e1, e2, e3]) {
-        expect(e.message).not.toContain(MOCK_SECRET);
-        expect(e.message).toMatch(/request id/);
-      }
-    });
+    const noSecret = (_: unknown, e: ClientError) => {
+      expect(e.message).not.toContain(MOCK_SECRET);
+      expect(e.message).toMatch(/request id/);
+    };
+    await t.unbilled(() =>
+      t.expectErrors([
+        {
+          via: 'chat',
+          model: THROTTLED,
+          status: 429,
+          says: 'Too many requests, please wait before trying again.',
+          check: noSecret,
+        },
+        { via: 'messages', model: THROTTLED, status: 429, type: 'rate_limit_error', check: noSecret },
+        // A stream whose first message is a throttlingException: still an ordinary 429, nothing was sent yet.
+        { via: 'messages-stream', model: THROTTLED, status: 429, says: 'Too many tokens', check: noSecret },
+      ]),
+    );
   });
 
   it('ends a stream that fails mid-way with an error event, in Anthropic and OpenAI terms', async () => {

@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CF_ANSWER, CF_EMBED_TOKENS, startCloudflareMock } from './support/mock-cloudflare.ts';
-import {
-  billed,
-  billOneTwo,
-  failed,
-  providerSuite,
-  ratioOneCompletionTwo,
-  saveEach,
-  streamChat,
-} from './support/provider-harness.ts';
+import { billOneTwo, failed, providerSuite, ratioOneCompletionTwo } from './support/provider-harness.ts';
 
 /**
  * Cloudflare Workers AI (type 39) channels made by an admin through the console, used with the official OpenAI
@@ -68,27 +60,19 @@ describe('Cloudflare Workers AI channels', () => {
   }
 
   it('reaches the account path from the account_id setting, plain and streamed, with usage', async () => {
-    const r = await billed(t, bill(), () => t.ask(CF_CHAT, 'hello'));
+    const r = await t.billed(bill(), () => t.ask(CF_CHAT, 'hello'));
     expect(r.choices[0].message.content).toBe(CF_ANSWER.text);
     expect(r.usage?.prompt_tokens).toBe(CF_ANSWER.usage.prompt);
     expect(t.mock.requests.at(-1)?.path).toBe(CHAT_PATH);
     expect(t.mock.requests.at(-1)?.auth).toBe(`Bearer ${CF_TOKEN}`);
 
-    const s = await billed(t, bill(), () =>
-      streamChat(t.openai(), {
-        model: CF_CHAT,
-        stream_options: { include_usage: true },
-        messages: [{ role: 'user', content: 'hello' }],
-      }),
-    );
-    expect(s.text).toBe(CF_ANSWER.deltas.join(''));
-    expect(s.usage?.prompt_tokens).toBe(CF_ANSWER.usage.prompt);
-    expect(s.usage?.completion_tokens).toBe(CF_ANSWER.usage.completion);
+    const ask = { model: CF_CHAT, messages: [{ role: 'user' as const, content: 'hello' }] };
+    await t.billedStream(ask, bill(), CF_ANSWER.deltas.join(''));
     expect(t.mock.requests.at(-1)?.body.stream_options).toEqual({ include_usage: true });
   });
 
   it('answers an Anthropic client through the hub', async () => {
-    const msg = await billed(t, bill(), () =>
+    const msg = await t.billed(bill(), () =>
       t
         .anthropic()
         .messages.create({ model: CF_CHAT, max_tokens: 64, messages: [{ role: 'user', content: 'hello' }] }),
@@ -100,7 +84,7 @@ describe('Cloudflare Workers AI channels', () => {
 
   it('relays embeddings to the account path', async () => {
     const embed = { prompt: CF_EMBED_TOKENS, completion: 0, quota: CF_EMBED_TOKENS };
-    const r = await billed(t, embed, () =>
+    const r = await t.billed(embed, () =>
       t.openai().embeddings.create({ model: CF_EMBED, input: ['hello', 'cf'], encoding_format: 'float' }),
     );
     expect(r.data.map((d) => d.embedding)).toEqual([
@@ -138,12 +122,12 @@ describe('Cloudflare Workers AI channels', () => {
 
   it('refuses a key that is not an API token, and a bad account id, at channel save', async () => {
     const body = { type: 39, name: 'bad-cf', base_url: t.mock.url, models: [CF_CHAT] };
-    for (const r of await saveEach(t, body, ['short', `Bearer ${CF_TOKEN}`, 'x'.repeat(12)])) {
+    for (const r of await t.saveEach(body, ['short', `Bearer ${CF_TOKEN}`, 'x'.repeat(12)])) {
       expect(r.status).toBe(400);
       expect(r.message).toContain('API token');
     }
     const setting = JSON.stringify({ account_id: 'my-account' });
-    const [r] = await saveEach(t, { ...body, name: 'bad-cf-account', setting }, [CF_TOKEN]);
+    const [r] = await t.saveEach({ ...body, name: 'bad-cf-account', setting }, [CF_TOKEN]);
     expect(r.status).toBe(400);
     expect(r.message).toContain('account_id');
   });

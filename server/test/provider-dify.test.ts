@@ -1,6 +1,6 @@
 import type OpenAI from 'openai';
 import type { APIError } from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   AGENT_ANSWER,
   AGENT_USAGE,
@@ -11,7 +11,7 @@ import {
   DIFY_QUOTA_KEY,
   startDifyMock,
 } from './support/mock-dify.ts';
-import { charged, failure, type ProviderEnv, providerEnv } from './support/provider-env.ts';
+import { charged, failed, providerSuite } from './support/provider-harness.ts';
 
 /**
  * Dify channels (type 37) made in the console: an app's chat endpoint, always called streaming (a non-stream
@@ -19,44 +19,28 @@ import { charged, failure, type ProviderEnv, providerEnv } from './support/provi
  * an agent app's closing message not doubled, Dify's errors mapped, the key check and the channel test.
  */
 describe('provider: Dify', () => {
-  let env: ProviderEnv;
-  let mock: Awaited<ReturnType<typeof startDifyMock>>;
-  let chatChannel: number;
-
-  beforeAll(async () => {
-    mock = await startDifyMock();
-    env = await providerEnv({
-      models: {
-        'dify-chat': { ratio: 1, completion: 2 },
-        'dify-agent': { ratio: 1, completion: 2 },
-        'dify-quota': { ratio: 1, completion: 2 },
-        'dify-badkey': { ratio: 1, completion: 2 },
-      },
+  const env = providerSuite({
+    mock: startDifyMock,
+    prices: {
+      models: Object.fromEntries(
+        ['dify-chat', 'dify-agent', 'dify-quota', 'dify-badkey'].map((m) => [m, { ratio: 1, completion: 2 }]),
+      ),
       group: 2,
-    });
-    chatChannel = await env.channel({
-      type: 37,
-      name: 'dify-chat',
-      key: DIFY_KEY,
+    },
+    channels: (mock) => ({
       // Dify shows its API base with /v1; the adapter takes it either way.
-      base_url: `${mock.url}/v1`,
-      models: ['dify-chat'],
-      setting: { inputs: { lang: 'en' }, user: 'gateway-user' },
-    });
-    await env.channel({
-      type: 37,
-      name: 'dify-agent',
-      key: DIFY_AGENT_KEY,
-      base_url: mock.url,
-      models: ['dify-agent'],
-    });
-  });
-  afterAll(async () => {
-    await env?.server.close();
-    await mock?.close();
+      'dify-chat': {
+        type: 37,
+        key: DIFY_KEY,
+        base_url: `${mock.url}/v1`,
+        models: ['dify-chat'],
+        setting: { inputs: { lang: 'en' }, user: 'gateway-user' },
+      },
+      'dify-agent': { type: 37, key: DIFY_AGENT_KEY, base_url: mock.url, models: ['dify-agent'] },
+    }),
   });
 
-  const last = () => mock.requests.at(-1);
+  const last = () => env.mock.requests.at(-1);
   const chatQuota = () => env.quota('dify-chat', CHAT_USAGE.prompt_tokens, CHAT_USAGE.completion_tokens);
 
   it('answers a plain chat from the collected stream, with the app key and the channel’s inputs and user', async () => {
@@ -159,14 +143,20 @@ describe('provider: Dify', () => {
       type: 37,
       name: 'quota',
       key: DIFY_QUOTA_KEY,
-      base_url: mock.url,
+      base_url: env.mock.url,
       models: ['dify-quota'],
     });
     const badKey = 'app-Unknown0123456789abcd';
-    await env.channel({ type: 37, name: 'bad', key: badKey, base_url: mock.url, models: ['dify-badkey'] });
+    await env.channel({
+      type: 37,
+      name: 'bad',
+      key: badKey,
+      base_url: env.mock.url,
+      models: ['dify-badkey'],
+    });
     const before = await env.balances();
 
-    const quota = (await failure(
+    const quota = (await failed(
       env.openai().chat.completions.create({
         model: 'dify-quota',
         stream: true,
@@ -179,7 +169,7 @@ describe('provider: Dify', () => {
     expect(quota.message).toContain('quota for Dify Hosted Model Provider has been exhausted');
     expect(quota.message).not.toContain(DIFY_QUOTA_KEY);
 
-    const bad = (await failure(
+    const bad = (await failed(
       env.anthropic().messages.create({
         model: 'dify-badkey',
         max_tokens: 10,
@@ -199,7 +189,7 @@ describe('provider: Dify', () => {
       type: 37,
       name: 'wrong',
       key: 'sk-not-a-dify-key',
-      base_url: mock.url,
+      base_url: env.mock.url,
       models: ['dify-chat'],
       group: 'default',
     });
@@ -209,7 +199,7 @@ describe('provider: Dify', () => {
   });
 
   it('passes the channel test', async () => {
-    const t = await env.admin.get(`/api/channel/test/${chatChannel}`);
+    const t = await env.admin.get(`/api/channel/test/${env.ids['dify-chat']}`);
     expect(t.success, t.message).toBe(true);
     expect(last()?.body).toMatchObject({ query: 'hi', response_mode: 'streaming' });
   });

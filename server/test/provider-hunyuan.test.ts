@@ -1,8 +1,7 @@
-import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { startTencentMock } from './support/mock-tencent.ts';
-import { billed, failed, providerSuite, saveEach, streamChat, unbilled } from './support/provider-harness.ts';
+import { failed, providerSuite } from './support/provider-harness.ts';
 
 /**
  * Tencent Hunyuan (channel type 23) through Tencent Cloud API 3.0, against a mock that checks every call's
@@ -54,7 +53,7 @@ describe('Tencent Hunyuan channel', () => {
   it('refuses keys that are not AppId|SecretId|SecretKey when the channel is saved', async () => {
     const keys = [`${SECRET_ID}|${SECRET_KEY}`, `app|${SECRET_ID}|${SECRET_KEY}`, `${APP_ID}||${SECRET_KEY}`];
     const body = { type: 23, name: 'bad-key', base_url: t.mock.url, models: ['hunyuan-turbo'] };
-    for (const r of await saveEach(t, body, keys)) {
+    for (const r of await t.saveEach(body, keys)) {
       expect(r.success).toBe(false);
       expect(r.message).toContain('AppId|SecretId|SecretKey');
       expect(r.message).not.toContain(SECRET_KEY);
@@ -62,7 +61,7 @@ describe('Tencent Hunyuan channel', () => {
   });
 
   it('signs a plain chat that Tencent verifies, and bills its usage', async () => {
-    const result = await billed(t, bill(10, 6), () =>
+    const result = await t.billed(bill(10, 6), () =>
       t.openai().chat.completions.create({
         model: 'hunyuan-turbo',
         temperature: 0.3,
@@ -91,15 +90,7 @@ describe('Tencent Hunyuan channel', () => {
   });
 
   it('relays a streamed chat with its usage, and bills it', async () => {
-    const result = await billed(t, bill(10, 4), () =>
-      streamChat(t.openai(), {
-        model: 'hunyuan-turbo',
-        stream_options: { include_usage: true },
-        messages: SAY_HELLO,
-      }),
-    );
-    expect(result.text).toBe('Hello from Hunyuan');
-    expect(result.usage).toMatchObject({ prompt_tokens: 10, completion_tokens: 4 });
+    await t.billedStream({ model: 'hunyuan-turbo', messages: SAY_HELLO }, bill(10, 4), 'Hello from Hunyuan');
     expect(last()?.verified).toBe(true);
     expect(last()?.body.Stream).toBe(true);
   });
@@ -160,7 +151,7 @@ describe('Tencent Hunyuan channel', () => {
   });
 
   it('relays embeddings through GetEmbedding, signed, billed on its token count', async () => {
-    const result = await billed(t, bill(6, 0), () =>
+    const result = await t.billed(bill(6, 0), () =>
       t
         .openai()
         .embeddings.create({ model: 'hunyuan-embedding', input: ['one', 'three'], encoding_format: 'float' }),
@@ -178,18 +169,27 @@ describe('Tencent Hunyuan channel', () => {
   });
 
   it("maps Response.Error into OpenAI's and Anthropic's protocols, plain and streamed", async () => {
-    await unbilled(t, async () => {
-      const err = await failed(t.ask('hunyuan-arrears'));
-      expect(err).toBeInstanceOf(OpenAI.APIError);
-      expect(err.status).toBe(429);
-      expect(err.error).toMatchObject({ type: 'insufficient_quota', code: 'ResourceUnavailable.InArrears' });
-      expect(err.error.message).toContain('arrears');
-      // A refused stream is answered with one JSON body, not SSE.
-      const aerr = await failed(t.askAnthropic('hunyuan-arrears', { stream: true }));
-      expect(aerr).toBeInstanceOf(Anthropic.APIError);
-      expect(aerr.status).toBe(429);
-      expect(aerr.error).toMatchObject({ type: 'error', error: { type: 'billing_error' } });
-    });
+    const arrears = { type: 'insufficient_quota', code: 'ResourceUnavailable.InArrears' };
+    await t.unbilled(() =>
+      t.expectErrors([
+        {
+          via: 'chat',
+          model: 'hunyuan-arrears',
+          status: 429,
+          check: (_, e) => {
+            expect(e.error).toMatchObject(arrears);
+            expect(e.error.message).toContain('arrears');
+          },
+        },
+        // A refused stream is answered with one JSON body, not SSE.
+        {
+          via: 'messages-stream',
+          model: 'hunyuan-arrears',
+          status: 429,
+          check: (_, e) => expect(e.error).toMatchObject({ type: 'error', error: { type: 'billing_error' } }),
+        },
+      ]),
+    );
   });
 
   it('maps a signature Tencent refuses to the gateway’s own 503 that shows no secret', async () => {

@@ -2,13 +2,7 @@ import { channelTypeInfo } from '@modelgate/shared';
 import { describe, expect, it } from 'vitest';
 import { fixtureChunks, fixtureJson } from './support/fixtures.ts';
 import { startFormatsMock } from './support/mock-formats.ts';
-import {
-  billed,
-  billOneTwo,
-  providerSuite,
-  ratioOneCompletionTwo,
-  streamChat,
-} from './support/provider-harness.ts';
+import { billOneTwo, providerSuite, ratioOneCompletionTwo, streamChat } from './support/provider-harness.ts';
 
 /**
  * Google PaLM2 (type 11, deprecated, served by the Gemini API) channels made by an admin through the console,
@@ -50,12 +44,12 @@ describe('Google PaLM2 channels (deprecated, served by Gemini)', () => {
   });
 
   it('serves a PaLM model name with gemini-2.0-flash, plain and streamed, with usage', async () => {
-    const r = await billed(t, billOneTwo(GEMINI_USAGE, t.ids.palm), () =>
-      t.openai().chat.completions.create({ model: 'chat-bison-001', messages: STRAWBERRY }),
+    const ask = { model: 'chat-bison-001', messages: STRAWBERRY };
+    await t.billedChat(
+      ask,
+      billOneTwo(GEMINI_USAGE, t.ids.palm),
+      GEMINI_TEXT.candidates[0].content.parts[0].text,
     );
-    expect(r.choices[0].message.content).toBe(GEMINI_TEXT.candidates[0].content.parts[0].text);
-    expect(r.usage?.prompt_tokens).toBe(GEMINI_USAGE.prompt);
-    expect(r.usage?.completion_tokens).toBe(GEMINI_USAGE.completion);
     const call = t.mock.requests.at(-1);
     expect(call?.path).toBe('/v1beta/models/gemini-2.0-flash:generateContent');
     expect(call?.headers['x-goog-api-key']).toBe('gm-mock');

@@ -3,15 +3,13 @@ import { setResolverForTests } from '../src/infra/ssrf.ts';
 import { openExchange } from '../src/relay/providers/xunfei/socket.ts';
 import { SPARK_ANSWER, SPARK_CALL, startSparkMock } from './support/mock-spark.ts';
 import {
-  billed,
   billOneTwo,
   CITY_WEATHER,
   failed,
+  NIHAO,
   providerSuite,
   ratioOneCompletionTwo,
-  saveEach,
   streamChat,
-  unbilled,
 } from './support/provider-harness.ts';
 
 /**
@@ -69,22 +67,15 @@ describe('iFlytek Spark channels', () => {
 
   it('signs the WebSocket URL the provider verifies and relays a plain answer with usage', async () => {
     const callsBefore = t.mock.calls.length;
-    const r = await billed(t, bill(), () =>
-      t.openai().chat.completions.create({
-        model: 'SparkDesk-v3.5',
-        messages: [
-          { role: 'system', content: 'You are helpful.' },
-          { role: 'user', content: '你好' },
-        ],
-        temperature: 0.5,
-        max_tokens: 200,
-        user: 'user-42',
-      }),
-    );
-    expect(r.choices[0].message.content).toBe(ANSWER);
+    const ask = {
+      model: 'SparkDesk-v3.5',
+      messages: NIHAO,
+      temperature: 0.5,
+      max_tokens: 200,
+      user: 'user-42',
+    };
+    const r = await t.billedChat(ask, bill(), ANSWER);
     expect(r.choices[0].finish_reason).toBe('stop');
-    expect(r.usage?.prompt_tokens).toBe(SPARK_ANSWER.usage.prompt);
-    expect(r.usage?.completion_tokens).toBe(SPARK_ANSWER.usage.completion);
     expect(t.mock.calls.length).toBe(callsBefore + 1);
     const call = t.mock.calls.at(-1);
     expect(call?.path).toBe('/v3.5/chat');
@@ -96,28 +87,17 @@ describe('iFlytek Spark channels', () => {
       parameter: { chat: { domain: 'generalv3.5', temperature: 0.5, max_tokens: 200 } },
       payload: {
         message: {
-          text: [
-            { role: 'system', content: 'You are helpful.' },
-            { role: 'user', content: '你好' },
-          ],
+          text: NIHAO,
         },
       },
     });
   });
 
   it('streams frames as they come through the OpenAI client, with usage', async () => {
-    const s = await billed(t, bill(), () =>
-      streamChat(t.openai(), {
-        model: 'SparkDesk-v3.5',
-        stream_options: { include_usage: true },
-        messages: [{ role: 'user', content: '介绍一下你自己' }],
-      }),
-    );
-    expect(s.text).toBe(ANSWER);
+    const ask = { model: 'SparkDesk-v3.5', messages: [{ role: 'user' as const, content: '介绍一下你自己' }] };
+    const s = await t.billedStream(ask, bill(), ANSWER);
     expect(s.deltas).toBe(SPARK_ANSWER.deltas.length);
     expect(s.finish).toBe('stop');
-    expect(s.usage?.prompt_tokens).toBe(SPARK_ANSWER.usage.prompt);
-    expect(s.usage?.completion_tokens).toBe(SPARK_ANSWER.usage.completion);
   });
 
   it('picks the version from the model name, else from the api_version setting', async () => {
@@ -136,7 +116,7 @@ describe('iFlytek Spark channels', () => {
   });
 
   it('answers an Anthropic client, plain and streamed', async () => {
-    const msg = await billed(t, bill(), () =>
+    const msg = await t.billed(bill(), () =>
       t.anthropic().messages.create({
         model: 'SparkDesk-v3.5',
         max_tokens: 256,
@@ -153,7 +133,7 @@ describe('iFlytek Spark channels', () => {
       role: 'system',
       content: 'Answer briefly.',
     });
-    const streamed = await billed(t, bill(), () =>
+    const streamed = await t.billed(bill(), () =>
       t
         .anthropic()
         .messages.stream({
@@ -191,29 +171,31 @@ describe('iFlytek Spark channels', () => {
   });
 
   it('maps error frames to statuses in the OpenAI and Anthropic protocols, charging nothing', async () => {
-    await unbilled(t, async () => {
-      const filtered = await failed(t.ask('SparkDesk-v3.5', 'trigger:filter'));
-      expect(filtered.status).toBe(400);
-      expect(filtered.message).toContain('input content audit failed');
-      expectNoSecret(filtered.message);
-
-      expect((await failed(t.ask('SparkDesk-v3.5', 'trigger:limit'))).status).toBe(429);
-      const streamed = await failed(
-        streamChat(t.openai(), {
-          model: 'SparkDesk-v3.5',
-          messages: [{ role: 'user', content: 'trigger:limit' }],
-        }),
-      );
-      expect(streamed.status).toBe(429);
-
-      const aFiltered = await failed(t.askAnthropic('SparkDesk-v3.5', { content: 'trigger:filter' }));
-      expect(aFiltered.status).toBe(400);
-      expect(aFiltered.error?.error?.type).toBe('invalid_request_error');
-      expectNoSecret(aFiltered.error?.error?.message);
-      const aLimited = await failed(t.askAnthropic('SparkDesk-v3.5', { content: 'trigger:limit' }));
-      expect(aLimited.status).toBe(429);
-      expect(aLimited.error?.error?.type).toBe('rate_limit_error');
-    });
+    const model = 'SparkDesk-v3.5';
+    const [filter, limit] = ['trigger:filter', 'trigger:limit'];
+    await t.unbilled(() =>
+      t.expectErrors([
+        {
+          via: 'chat',
+          model,
+          content: filter,
+          status: 400,
+          says: 'input content audit failed',
+          check: expectNoSecret,
+        },
+        { via: 'chat', model, content: limit, status: 429 },
+        { via: 'chat-stream', model, content: limit, status: 429 },
+        {
+          via: 'messages',
+          model,
+          content: filter,
+          status: 400,
+          type: 'invalid_request_error',
+          check: expectNoSecret,
+        },
+        { via: 'messages', model, content: limit, status: 429, type: 'rate_limit_error' },
+      ]),
+    );
   });
 
   it("is refused on the upgrade for a wrong APISecret: admins read why, callers get the gateway's 503, no key shown", async () => {
@@ -262,13 +244,12 @@ describe('iFlytek Spark channels', () => {
   it('refuses keys that are not APPID|APISecret|APIKey, and bad settings, at channel save', async () => {
     const body = { type: 18, name: 'bad-spark', base_url: t.mock.url, models: ['SparkDesk-v3.5'] };
     const keys = ['only|two', 'app id|secret|key', '5f2e8a1c|secret|', 'a|b|c|d'];
-    for (const r of await saveEach(t, body, keys)) {
+    for (const r of await t.saveEach(body, keys)) {
       expect(r.status).toBe(400);
       expect(r.success).toBe(false);
       expect(r.message).toContain('APPID|APISecret|APIKey');
     }
-    const [r] = await saveEach(
-      t,
+    const [r] = await t.saveEach(
       { ...body, name: 'bad-spark-version', setting: JSON.stringify({ api_version: 'latest' }) },
       [SPARK_KEY],
     );

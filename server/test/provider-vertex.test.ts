@@ -1,22 +1,17 @@
-import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { claudeCodeAsk, withModelBeta } from './support/cloud-betas.ts';
-import { anthropicAnswer, geminiAnswer } from './support/fixture-answers.ts';
-import { formatClient } from './support/format-clients.ts';
-import { embeddingOf, startVertexMock, type VertexMock } from './support/mock-vertex.ts';
 import {
-  billed,
+  billedAsk,
+  billedClaudeCode,
+  billedMessage,
+  billedMessageStream,
   billRecorded,
-  failed,
-  HI,
-  providerSuite,
+  expectCloudClaudeBody,
   recordedPrices,
-  saveEach,
-  streamChat,
-  streamMessage,
-  unbilled,
-} from './support/provider-harness.ts';
+} from './support/cloud-claude.ts';
+import { anthropicAnswer, geminiAnswer } from './support/fixture-answers.ts';
+import { embeddingOf, startVertexMock, type VertexMock } from './support/mock-vertex.ts';
+import { type ClientError, failed, providerSuite } from './support/provider-harness.ts';
 
 /**
  * Google Vertex AI (channel type 41) against a mock of Google's token endpoint and of Vertex's prediction API.
@@ -82,7 +77,6 @@ describe('provider: Google Vertex AI', () => {
   });
   afterEach(() => void vi.restoreAllMocks());
   const lastCall = () => t.mock.requests.at(-1);
-  const oai = () => formatClient('openai', t.server.url, t.apiKey);
 
   /** No private key, key fragment or access token in a message a client gets. */
   function expectNoSecret(message: string) {
@@ -105,8 +99,7 @@ describe('provider: Google Vertex AI', () => {
       ['["a", "b"]', 'the key is not a JSON object'],
     ];
     const body = { type: 41, name: 'bad-key', base_url: t.mock.url, other: 'us-central1', models: [GEMINI] };
-    const answers = await saveEach(
-      t,
+    const answers = await t.saveEach(
       body,
       cases.map((c) => c[0]),
     );
@@ -119,18 +112,9 @@ describe('provider: Google Vertex AI', () => {
   });
 
   it('exchanges a signed JWT for a token (the mock verifies it) and calls Gemini for an OpenAI client', async () => {
-    const answer = await billed(t, billRecorded(GEMINI_TEXT.usage), () =>
-      t.openai().chat.completions.create({
-        model: GEMINI,
-        messages: [
-          { role: 'system', content: 'Be brief.' },
-          { role: 'user', content: 'How many r are in strawberry?' },
-        ],
-      }),
-    );
-    expect(answer.choices[0].message.content).toBe(GEMINI_TEXT.text);
-    expect(answer.usage?.prompt_tokens).toBe(GEMINI_TEXT.usage.prompt);
-    expect(answer.usage?.completion_tokens).toBe(GEMINI_TEXT.usage.output);
+    const question = { role: 'user' as const, content: 'How many r are in strawberry?' };
+    const ask = { model: GEMINI, messages: [{ role: 'system' as const, content: 'Be brief.' }, question] };
+    await t.billedChat(ask, billRecorded(GEMINI_TEXT.usage), GEMINI_TEXT.text);
     expect(t.mock.exchanges.get(MAIN_EMAIL)).toBe(1);
     const call = lastCall();
     expect(call?.path).toBe(`${MAIN}/us-central1/publishers/google/models/gemini-2.5-flash:generateContent`);
@@ -148,54 +132,34 @@ describe('provider: Google Vertex AI', () => {
 
   it('streams Gemini to an OpenAI client over SSE, with usage', async () => {
     const recorded = geminiAnswer('google/generate-content/text.chunks.txt');
-    const s = await billed(t, billRecorded(recorded.usage), () =>
-      streamChat(t.openai(), {
-        model: GEMINI,
-        stream_options: { include_usage: true },
-        messages: [{ role: 'user', content: 'How many r are in strawberry?' }],
-      }),
-    );
-    expect(s.usage?.prompt_tokens).toBe(recorded.usage.prompt);
-    expect(s.usage?.completion_tokens).toBe(recorded.usage.output);
-    expect(s.text).toBe(recorded.text);
+    const ask = {
+      model: GEMINI,
+      messages: [{ role: 'user' as const, content: 'How many r are in strawberry?' }],
+    };
+    await t.billedStream(ask, billRecorded(recorded.usage), recorded.text);
     expect(lastCall()?.action).toBe('streamGenerateContent');
     expect(lastCall()?.query).toBe('alt=sse');
   });
 
   it('calls Claude at rawPredict in its own region for an OpenAI client, the body as Vertex wants it', async () => {
     const recorded = anthropicAnswer('anthropic/messages/text.json');
-    const answer = await billed(t, billRecorded(recorded.usage), () =>
-      t.openai().chat.completions.create({
-        model: CLAUDE,
-        max_tokens: 64,
-        messages: [{ role: 'system', content: 'Be brief.' }, ...HELLO],
-      }),
-    );
-    expect(answer.choices[0].message.content).toBe(recorded.text);
-    expect(answer.usage?.prompt_tokens).toBe(recorded.usage.prompt);
-    expect(answer.usage?.completion_tokens).toBe(recorded.usage.output);
+    const ask = {
+      model: CLAUDE,
+      max_tokens: 64,
+      messages: [{ role: 'system' as const, content: 'Be brief.' }, ...HELLO],
+    };
+    await t.billedChat(ask, billRecorded(recorded.usage), recorded.text);
     const call = lastCall();
     expect(call?.path).toBe(
       `${MAIN}/us-east5/publishers/anthropic/models/claude-sonnet-4-5@20250929:rawPredict`,
     );
-    expect(call?.body).toMatchObject({
-      anthropic_version: 'vertex-2023-10-16',
-      max_tokens: 64,
-      system: [{ type: 'text', text: 'Be brief.' }],
-      messages: [{ role: 'user' }],
-    });
-    expect(call?.body).not.toHaveProperty('model');
+    expectCloudClaudeBody(call?.body, 'vertex-2023-10-16');
     expect(call?.headers).not.toHaveProperty('x-api-key');
   });
 
   it('streams Claude to an OpenAI client, and maps Anthropic names to Vertex ids', async () => {
     const recorded = anthropicAnswer('anthropic/messages/text.chunks.txt');
-    const s = await billed(t, billRecorded(recorded.usage), () =>
-      streamChat(t.openai(), { model: CLAUDE_V2, stream_options: { include_usage: true }, messages: HELLO }),
-    );
-    expect(s.usage?.prompt_tokens).toBe(recorded.usage.prompt);
-    expect(s.usage?.completion_tokens).toBe(recorded.usage.output);
-    expect(s.text).toBe(recorded.text);
+    await t.billedStream({ model: CLAUDE_V2, messages: HELLO }, billRecorded(recorded.usage), recorded.text);
     expect(lastCall()?.path).toBe(
       `${MAIN}/us-central1/publishers/anthropic/models/claude-3-5-sonnet-v2@20241022:streamRawPredict`,
     );
@@ -204,75 +168,46 @@ describe('provider: Google Vertex AI', () => {
 
   it('relays the Anthropic SDK on /v1/messages to Claude, plain and streamed, its beta header passed on', async () => {
     const plain = anthropicAnswer('anthropic/messages/text.json');
-    const msg = await billed(t, billRecorded(plain.usage), () =>
-      t
-        .anthropic()
-        .messages.create(
-          { model: CLAUDE, max_tokens: 128, messages: HELLO },
-          { headers: { 'anthropic-beta': 'context-1m-2025-08-07' } },
-        ),
-    );
-    expect(msg.content).toEqual([{ type: 'text', text: plain.text }]);
-    expect(msg.usage.input_tokens).toBe(plain.usage.prompt);
-    expect(msg.usage.output_tokens).toBe(plain.usage.output);
+    const ask = { model: CLAUDE, max_tokens: 128, messages: HELLO };
+    await billedMessage(t, ask, plain, { 'anthropic-beta': 'context-1m-2025-08-07' });
     expect(lastCall()?.action).toBe('rawPredict');
     expect(lastCall()?.headers['anthropic-beta']).toBe('context-1m-2025-08-07');
     expect(lastCall()?.headers).not.toHaveProperty('anthropic-version');
     expect(lastCall()?.body.anthropic_version).toBe('vertex-2023-10-16');
 
     const streamed = anthropicAnswer('anthropic/messages/text.chunks.txt');
-    const { message, deltas } = await billed(t, billRecorded(streamed.usage), () =>
-      streamMessage(t.anthropic(), { model: CLAUDE, max_tokens: 128, messages: HELLO }),
-    );
-    expect(deltas).toBe(streamed.text);
-    expect(message.content).toEqual([{ type: 'text', text: streamed.text }]);
-    expect(message.usage.output_tokens).toBe(streamed.usage.output);
+    await billedMessageStream(t, ask, streamed);
     expect(lastCall()?.action).toBe('streamRawPredict');
   });
 
   it("keeps Claude Code's flags Vertex refuses and structured output off Claude's call; an operator's flag goes as set", async () => {
     const recorded = anthropicAnswer('anthropic/messages/text.json');
-    const msg = await withModelBeta(t.server.ctx, CLAUDE, 'future-feature-2027-01-01', () =>
-      billed(t, billRecorded(recorded.usage), () =>
-        claudeCodeAsk(t.anthropic(), CLAUDE, 'web-search-2025-03-05'),
-      ),
-    );
-    expect(msg.content).toEqual([{ type: 'text', text: recorded.text }]);
+    await billedClaudeCode(t, CLAUDE, 'web-search-2025-03-05', recorded, () => lastCall()?.body);
     expect(lastCall()?.headers['anthropic-beta']).toBe(
       'interleaved-thinking-2025-05-14,tool-search-tool-2025-10-19,web-search-2025-03-05,future-feature-2027-01-01',
     );
-    expect(lastCall()?.body).not.toHaveProperty('output_format');
   });
 
   it('streams Gemini tool calls to an OpenAI client, Claude tool calls too, and relays the Gemini SDK', async () => {
     const geminiTools = geminiAnswer('google/generate-content/function-call.chunks.txt');
     expect(geminiTools.calls.length).toBeGreaterThan(0);
-    const a = await billed(t, billRecorded(geminiTools.usage), () =>
-      oai().ask(GEMINI, { stream: true, tools: true }),
-    );
-    expect(a.calls).toEqual(geminiTools.calls);
+    await billedAsk(t, 'openai', GEMINI, { stream: true, tools: true }, geminiTools);
     expect(lastCall()?.body.tools?.[0]?.functionDeclarations?.[0]).toMatchObject({ name: 'get_weather' });
 
     const claudeTools = anthropicAnswer('anthropic/messages/tool-use-parallel.chunks.txt');
-    const b = await billed(t, billRecorded(claudeTools.usage), () =>
-      oai().ask(CLAUDE, { stream: true, tools: true }),
-    );
-    expect(b.calls).toEqual(claudeTools.calls);
+    await billedAsk(t, 'openai', CLAUDE, { stream: true, tools: true }, claudeTools);
     expect(lastCall()?.body.tools?.[0]).toMatchObject({
       name: 'get_weather',
       input_schema: { type: 'object' },
     });
 
-    const g = await billed(t, billRecorded(GEMINI_TEXT.usage), () =>
-      formatClient('gemini', t.server.url, t.apiKey).ask(GEMINI, {}),
-    );
-    expect(g.text).toBe(GEMINI_TEXT.text);
+    expect((await billedAsk(t, 'gemini', GEMINI, {}, GEMINI_TEXT)).text).toBe(GEMINI_TEXT.text);
     expect(lastCall()?.action).toBe('generateContent');
   });
 
   it('answers embeddings from :predict with the token counts Vertex reports', async () => {
     const inputs = ['hello world', 'the quick brown fox'];
-    const r = await billed(t, { prompt: 6, completion: 0, quota: 6 }, () =>
+    const r = await t.billed({ prompt: 6, completion: 0, quota: 6 }, () =>
       t.openai().embeddings.create({ model: EMBED, input: inputs }),
     );
     expect(r.data.map((d) => d.embedding)).toEqual(inputs.map(embeddingOf));
@@ -283,7 +218,7 @@ describe('provider: Google Vertex AI', () => {
 
     // gemini-embedding-001 takes one text per call: one call per input, answered together in order.
     const calls = t.mock.requests.length;
-    const g = await billed(t, { prompt: 8, completion: 0, quota: 8 }, () =>
+    const g = await t.billed({ prompt: 8, completion: 0, quota: 8 }, () =>
       t.openai().embeddings.create({ model: GEMINI_EMBED, input: [...inputs, 'one more'] }),
     );
     expect(g.data.map((d) => d.embedding)).toEqual([...inputs, 'one more'].map(embeddingOf));
@@ -294,28 +229,26 @@ describe('provider: Google Vertex AI', () => {
   });
 
   it("maps Vertex's errors into each client's protocol without secrets, billing nothing", async () => {
-    await unbilled(t, async () => {
-      const e1 = await failed(t.ask(GEMINI_ERROR));
-      expect(e1).toBeInstanceOf(OpenAI.APIError);
-      expect(e1.status).toBe(429);
-      expect(e1.message).toContain('You exceeded your current quota');
-      const e2 = await failed(t.askAnthropic(GEMINI_ERROR));
-      expect(e2).toBeInstanceOf(Anthropic.APIError);
-      expect(e2.status).toBe(429);
-      expect(e2.error?.error?.type).toBe('rate_limit_error');
-      // A Claude model the project cannot use: Google's 404 NOT_FOUND, to the Anthropic SDK and an OpenAI stream.
-      const e3 = await failed(t.askAnthropic(CLAUDE_MISSING));
-      expect(e3).toBeInstanceOf(Anthropic.APIError);
-      expect(e3.status).toBe(404);
-      expect(e3.message).toContain('claude-3-opus@20240229` not found');
-      const e4 = await failed(streamChat(t.openai(), { model: CLAUDE_MISSING, messages: HI }));
-      expect(e4).toBeInstanceOf(OpenAI.APIError);
-      expect(e4.status).toBe(404);
-      for (const e of [e1, e2, e3, e4]) {
-        expectNoSecret(e.message);
-        expect(e.message).toMatch(/request id/);
-      }
-    });
+    const noSecret = (_: unknown, e: ClientError) => {
+      expectNoSecret(e.message);
+      expect(e.message).toMatch(/request id/);
+    };
+    const quota = 'You exceeded your current quota';
+    await t.unbilled(() =>
+      t.expectErrors([
+        { via: 'chat', model: GEMINI_ERROR, status: 429, says: quota, check: noSecret },
+        { via: 'messages', model: GEMINI_ERROR, status: 429, type: 'rate_limit_error', check: noSecret },
+        // A Claude model the project cannot use: Google's 404 NOT_FOUND, to the Anthropic SDK and an OpenAI stream.
+        {
+          via: 'messages',
+          model: CLAUDE_MISSING,
+          status: 404,
+          says: 'claude-3-opus@20240229` not found',
+          check: noSecret,
+        },
+        { via: 'chat-stream', model: CLAUDE_MISSING, status: 404, check: noSecret },
+      ]),
+    );
   });
 
   it('reuses one token for concurrent and later calls, and renews it five minutes before it expires', async () => {
@@ -347,7 +280,7 @@ describe('provider: Google Vertex AI', () => {
   it('fails cleanly when the token endpoint fails, and exchanges again on the next call', async () => {
     t.mock.flaky = 1;
     const calls = t.mock.tokenCalls;
-    const err = await unbilled(t, () => failed(t.ask(FLAKY)));
+    const err = await t.unbilled(() => failed(t.ask(FLAKY)));
     expect(err).toBeInstanceOf(OpenAI.APIError);
     expect(err.status).toBe(502);
     // The endpoint's answer is for the log and the console, not for API callers (token-exchange-errors.test.ts).

@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startZhipuMock, ZHIPU_ANSWER, ZHIPU_EMBED_TOKENS, ZHIPU_STREAM } from './support/mock-zhipu.ts';
-import {
-  billed,
-  billOneTwo,
-  failed,
-  providerSuite,
-  ratioOneCompletionTwo,
-  saveEach,
-  streamChat,
-  unbilled,
-} from './support/provider-harness.ts';
+import { billOneTwo, failed, providerSuite, ratioOneCompletionTwo } from './support/provider-harness.ts';
 
 /**
  * Zhipu ChatGLM v3 (type 16) channels, made by an admin through the console, used with the official OpenAI and
@@ -55,20 +46,12 @@ describe('Zhipu ChatGLM (v3 API) channels', () => {
   }
 
   it('signs a JWT the provider verifies and relays a plain answer with usage', async () => {
-    const r = await billed(t, bill(ZHIPU_ANSWER.usage), () =>
-      t.openai().chat.completions.create({
-        model: 'chatglm_turbo',
-        messages: [
-          { role: 'system', content: 'You are GLM.' },
-          { role: 'user', content: '你好' },
-        ],
-        temperature: 0,
-        top_p: 1,
-      }),
-    );
-    expect(r.choices[0].message.content).toBe(ZHIPU_ANSWER.text);
-    expect(r.usage?.prompt_tokens).toBe(ZHIPU_ANSWER.usage.prompt);
-    expect(r.usage?.completion_tokens).toBe(ZHIPU_ANSWER.usage.completion);
+    const messages = [
+      { role: 'system' as const, content: 'You are GLM.' },
+      { role: 'user' as const, content: '你好' },
+    ];
+    const ask = { model: 'chatglm_turbo', messages, temperature: 0, top_p: 1 };
+    await t.billedChat(ask, bill(ZHIPU_ANSWER.usage), ZHIPU_ANSWER.text);
     const call = t.mock.calls.at(-1);
     expect(call?.path).toBe('/api/paas/v3/model-api/chatglm_turbo/invoke');
     expect(call?.body).toEqual({
@@ -84,22 +67,14 @@ describe('Zhipu ChatGLM (v3 API) channels', () => {
   });
 
   it('streams through the OpenAI client, keeping spaces and line breaks of each delta', async () => {
-    const s = await billed(t, bill(ZHIPU_STREAM.usage), () =>
-      streamChat(t.openai(), {
-        model: 'chatglm_turbo',
-        stream_options: { include_usage: true },
-        messages: [{ role: 'user', content: 'say hello' }],
-      }),
-    );
-    expect(s.text).toBe(ZHIPU_STREAM.deltas.join(''));
-    expect(s.usage?.prompt_tokens).toBe(ZHIPU_STREAM.usage.prompt);
-    expect(s.usage?.completion_tokens).toBe(ZHIPU_STREAM.usage.completion);
+    const ask = { model: 'chatglm_turbo', messages: [{ role: 'user' as const, content: 'say hello' }] };
+    await t.billedStream(ask, bill(ZHIPU_STREAM.usage), ZHIPU_STREAM.deltas.join(''));
     expect(t.mock.calls.at(-1)?.path).toBe('/api/paas/v3/model-api/chatglm_turbo/sse-invoke');
     expect(t.mock.calls.at(-1)?.body.incremental).toBe(true);
   });
 
   it('answers an Anthropic client, streamed', async () => {
-    const msg = await billed(t, bill(ZHIPU_STREAM.usage), () =>
+    const msg = await t.billed(bill(ZHIPU_STREAM.usage), () =>
       t
         .anthropic()
         .messages.stream({
@@ -125,7 +100,7 @@ describe('Zhipu ChatGLM (v3 API) channels', () => {
   it('embeds several texts with one text_embedding call each, in order', async () => {
     const calls = t.mock.calls.length;
     const three = 3 * ZHIPU_EMBED_TOKENS;
-    const r = await billed(t, { prompt: three, completion: 0, quota: three }, () =>
+    const r = await t.billed({ prompt: three, completion: 0, quota: three }, () =>
       t.openai().embeddings.create({
         model: 'text_embedding',
         input: ['one', 'three', 'four'],
@@ -154,29 +129,22 @@ describe('Zhipu ChatGLM (v3 API) channels', () => {
   });
 
   it('maps error codes in 200 answers to statuses in OpenAI and Anthropic protocols, charging nothing', async () => {
-    await unbilled(t, async () => {
-      const blocked = await failed(t.ask('chatglm-blocked'));
-      expect(blocked.status).toBe(400);
-      expect(blocked.message).toContain('敏感内容');
-      expectNoSecret(blocked.message);
-
-      const arrears = await failed(t.ask('chatglm-arrears'));
-      expect(arrears.status).toBe(429);
-      expect(arrears.type).toBe('insufficient_quota');
-      // sse-invoke answering a JSON error instead of events.
-      const busy = await failed(
-        streamChat(t.openai(), { model: 'chatglm-busy', messages: [{ role: 'user', content: 'hi' }] }),
-      );
-      expect(busy.status).toBe(429);
-
-      const aBlocked = await failed(t.askAnthropic('chatglm-blocked'));
-      expect(aBlocked.status).toBe(400);
-      expect(aBlocked.error?.error?.type).toBe('invalid_request_error');
-      expectNoSecret(aBlocked.error?.error?.message);
-      const aArrears = await failed(t.askAnthropic('chatglm-arrears'));
-      expect(aArrears.status).toBe(429);
-      expect(aArrears.error?.error?.type).toBe('billing_error');
-    });
+    await t.unbilled(() =>
+      t.expectErrors([
+        { via: 'chat', model: 'chatglm-blocked', status: 400, says: '敏感内容', check: expectNoSecret },
+        { via: 'chat', model: 'chatglm-arrears', status: 429, type: 'insufficient_quota' },
+        // sse-invoke answering a JSON error instead of events.
+        { via: 'chat-stream', model: 'chatglm-busy', status: 429 },
+        {
+          via: 'messages',
+          model: 'chatglm-blocked',
+          status: 400,
+          type: 'invalid_request_error',
+          check: expectNoSecret,
+        },
+        { via: 'messages', model: 'chatglm-arrears', status: 429, type: 'billing_error' },
+      ]),
+    );
   });
 
   it('is refused by the provider when the JWT is signed with the wrong secret', async () => {
@@ -202,7 +170,7 @@ describe('Zhipu ChatGLM (v3 API) channels', () => {
 
   it('refuses a key that is not id.secret at channel save', async () => {
     const body = { type: 16, name: 'bad-glm', base_url: t.mock.url, models: ['chatglm_turbo'] };
-    for (const r of await saveEach(t, body, ['no-dot-here', 'a.b.c', '.secret'])) {
+    for (const r of await t.saveEach(body, ['no-dot-here', 'a.b.c', '.secret'])) {
       expect(r.status).toBe(400);
       expect(r.success).toBe(false);
       expect(r.message).toContain('id.secret');

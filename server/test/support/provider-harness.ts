@@ -1,7 +1,7 @@
-import type Anthropic from '@anthropic-ai/sdk';
-import type OpenAI from 'openai';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { expectedQuota, type RecordedAnswer } from './fixture-answers.ts';
+import type { ApiReply } from './console-client.ts';
 import { charged, type Prices, type ProviderEnv, providerEnv } from './provider-env.ts';
 
 export { charged };
@@ -22,8 +22,28 @@ export type ProviderSuite<M extends Closable> = ProviderEnv & {
   ids: Record<string, number>;
   /** A one-message chat through the OpenAI client. */
   ask(model: string, content?: string): Promise<OpenAI.ChatCompletion>;
-  /** The same through the Anthropic client (max_tokens 16), plain or streamed when `stream` is set. */
-  askAnthropic(model: string, o?: { content?: string; stream?: boolean }): Promise<unknown>;
+  /** The same through the Anthropic client (max_tokens 16). */
+  askAnthropic(model: string, o?: { content?: string }): Promise<unknown>;
+  /** Runs a call and checks it wrote one log row with the bill, charged to the user and to the token. */
+  billed<T>(bill: Bill, call: () => Promise<T>): Promise<T>;
+  /** Asks a chat through the OpenAI client: checks the bill, and the answer's text and its usage against it. */
+  billedChat(
+    body: OpenAI.ChatCompletionCreateParamsNonStreaming,
+    bill: Bill,
+    text: string,
+  ): Promise<OpenAI.ChatCompletion>;
+  /** The same streamed, with usage asked for: checks the bill, and the text and usage the stream gave. */
+  billedStream(
+    body: Omit<OpenAI.ChatCompletionCreateParamsStreaming, 'stream'>,
+    bill: Bill,
+    text: string,
+  ): Promise<ReadStream>;
+  /** Runs calls that fail and checks they wrote no log row and charged nothing. */
+  unbilled<T>(calls: () => Promise<T>): Promise<T>;
+  /** Saves a channel of each key as the admin and returns the console's answers (for refused keys). */
+  saveEach(body: Record<string, unknown>, keys: string[]): Promise<ApiReply[]>;
+  /** Asks as each case says and checks the error the client gets. */
+  expectErrors(cases: ErrorCase[]): Promise<void>;
 };
 
 /**
@@ -48,9 +68,32 @@ export function providerSuite<M extends Closable>(o: {
       env.anthropic().messages.create({
         model,
         max_tokens: 16,
-        ...(a.stream ? { stream: true } : {}),
         messages: [{ role: 'user', content: a.content ?? 'hi' }],
       });
+    suite.billed = (bill, call) => billed(env, bill, call);
+    suite.billedChat = async (body, bill, text) => {
+      const r = await billed(env, bill, () => env.openai().chat.completions.create(body));
+      expect(r.choices[0].message.content).toBe(text);
+      expect(r.usage?.prompt_tokens).toBe(bill.prompt);
+      expect(r.usage?.completion_tokens).toBe(bill.completion);
+      return r;
+    };
+    suite.billedStream = async (body, bill, text) => {
+      const streamed = { ...body, stream_options: { include_usage: true } };
+      const r = await billed(env, bill, () => streamChat(env.openai(), streamed));
+      expect(r.text).toBe(text);
+      expect(r.usage?.prompt_tokens).toBe(bill.prompt);
+      expect(r.usage?.completion_tokens).toBe(bill.completion);
+      return r;
+    };
+    suite.unbilled = (calls) => unbilled(env, calls);
+    suite.saveEach = async (body, keys) => {
+      const out = [];
+      for (const key of keys)
+        out.push(await env.admin.post('/api/channel/', { group: 'default', ...body, key }));
+      return out;
+    };
+    suite.expectErrors = (cases) => expectErrors(suite, cases);
     for (const [name, body] of Object.entries(o.channels(mock)))
       suite.ids[name] = await env.channel({ name, auto_ban: 0, ...body });
   });
@@ -70,8 +113,7 @@ export interface Bill {
   channel?: number;
 }
 
-/** Runs a call and checks it wrote one log row with the bill, charged to the user and to the token. */
-export async function billed<T>(env: ProviderEnv, bill: Bill, call: () => Promise<T>): Promise<T> {
+async function billed<T>(env: ProviderEnv, bill: Bill, call: () => Promise<T>): Promise<T> {
   const c = await charged(env, call);
   expect(c.log.prompt_tokens).toBe(bill.prompt);
   expect(c.log.completion_tokens).toBe(bill.completion);
@@ -86,8 +128,7 @@ export async function billed<T>(env: ProviderEnv, bill: Bill, call: () => Promis
   return c.result;
 }
 
-/** Runs calls that fail and checks they wrote no log row and charged nothing. */
-export async function unbilled<T>(env: ProviderEnv, calls: () => Promise<T>): Promise<T> {
+async function unbilled<T>(env: ProviderEnv, calls: () => Promise<T>): Promise<T> {
   const before = await env.lastLogId();
   const was = await env.balances();
   const result = await calls();
@@ -164,6 +205,12 @@ export async function streamMessage(client: Anthropic, body: Anthropic.MessageSt
   return { message, deltas };
 }
 
+/** A system prompt and a greeting, in Chinese. */
+export const NIHAO = [
+  { role: 'system' as const, content: 'You are helpful.' },
+  { role: 'user' as const, content: '你好' },
+];
+
 /** The one user message of most calls. */
 export const HI = [{ role: 'user' as const, content: 'hi' }];
 
@@ -177,11 +224,41 @@ export const CITY_WEATHER: OpenAI.ChatCompletionTool = {
   },
 };
 
-/** Saves a channel of each key as the admin and returns the console's answers (for refused keys). */
-export async function saveEach(env: ProviderEnv, body: Record<string, unknown>, keys: string[]) {
-  const out = [];
-  for (const key of keys) out.push(await env.admin.post('/api/channel/', { group: 'default', ...body, key }));
-  return out;
+/** A call that fails, and what the client should get. */
+export interface ErrorCase {
+  /** The client and how it asks: OpenAI chat, the same streamed, Anthropic messages, the same streamed. */
+  via: 'chat' | 'chat-stream' | 'messages' | 'messages-stream';
+  model: string;
+  /** The user message; `hi` by default. */
+  content?: string;
+  status: number;
+  /** The error's type in the client's protocol. */
+  type?: string;
+  /** Text the error's message holds (the SDK's message, which quotes the body). */
+  says?: string;
+  /** More checks: `message` is the error's text in the client's protocol (Anthropic's is in the body). */
+  check?: (message: string | undefined, e: ClientError) => void;
+}
+
+async function expectErrors(t: ProviderSuite<Closable>, cases: ErrorCase[]) {
+  for (const c of cases) {
+    const messages = [{ role: 'user' as const, content: c.content ?? 'hi' }];
+    const anthropic = c.via.startsWith('messages');
+    const e = await failed(
+      c.via === 'chat'
+        ? t.ask(c.model, c.content)
+        : c.via === 'chat-stream'
+          ? streamChat(t.openai(), { model: c.model, messages })
+          : c.via === 'messages'
+            ? t.askAnthropic(c.model, { content: c.content })
+            : streamMessage(t.anthropic(), { model: c.model, max_tokens: 16, messages }),
+    );
+    expect(e, `${c.via} ${c.model}`).toBeInstanceOf(anthropic ? Anthropic.APIError : OpenAI.APIError);
+    expect(e.status, `${c.via} ${c.model}`).toBe(c.status);
+    if (c.type) expect(anthropic ? e.error?.error?.type : e.type).toBe(c.type);
+    if (c.says) expect(e.message).toContain(c.says);
+    c.check?.(anthropic ? e.error?.error?.message : e.message, e);
+  }
 }
 
 /** Model ratio 1 and completion ratio 2 for each model, group ratio 1: a text answer costs prompt + 2 x completion. */
@@ -195,16 +272,4 @@ export const billOneTwo = (usage: { prompt: number; completion: number }, channe
   completion: usage.completion,
   quota: usage.prompt + 2 * usage.completion,
   channel,
-});
-
-/** The prices `expectedQuota` (fixture-answers.ts) assumes for recorded answers: cache reads 0.1, writes 1.25. */
-export function recordedPrices(models: string[]): Prices {
-  return { ...ratioOneCompletionTwo(models), cache: { read: 0.1, write: 1.25 } };
-}
-
-/** The bill of a recorded answer at `recordedPrices`. */
-export const billRecorded = (usage: RecordedAnswer['usage']): Bill => ({
-  prompt: usage.prompt,
-  completion: usage.output,
-  quota: expectedQuota(usage),
 });
