@@ -7,14 +7,7 @@ import {
   BAIDU_STREAM,
   startBaiduMock,
 } from './support/mock-baidu.ts';
-import {
-  billOneTwo,
-  CITY_WEATHER,
-  failed,
-  NIHAO,
-  providerSuite,
-  ratioOneCompletionTwo,
-} from './support/provider-harness.ts';
+import { billOneTwo, CITY_WEATHER, failed, NIHAO, providerSuite, WHO } from './support/provider-harness.ts';
 
 /**
  * Baidu Wenxin (type 15) channels, made by an admin through the console, used with the official OpenAI and
@@ -22,6 +15,14 @@ import {
  * and the access token on every call. Each answer's text and usage are compared with what the mock sent, and
  * the charge with the usage priced by hand (prompt + 2 x completion).
  */
+const MAIN_MODELS = [
+  'ERNIE-4.0-8K',
+  'ERNIE-Speed-128K',
+  'Embedding-V1',
+  'ernie-rate',
+  'ernie-quota',
+  'ernie-bad',
+];
 const BAIDU_APPS: Record<string, string> = {
   'ak-main': 'sk-main-7f3a9c',
   'ak-revoke': 'sk-revoke-51d2',
@@ -32,18 +33,7 @@ const BAIDU_APPS: Record<string, string> = {
 describe('Baidu Wenxin channels', () => {
   const t = providerSuite({
     mock: () => startBaiduMock(BAIDU_APPS),
-    prices: ratioOneCompletionTwo([
-      'ERNIE-4.0-8K',
-      'ERNIE-Speed-128K',
-      'Embedding-V1',
-      'ernie-rate',
-      'ernie-quota',
-      'ernie-bad',
-      'ernie-revoke',
-      'ernie-flaky',
-      'ernie-refused',
-      'ernie-burst',
-    ]),
+    prices: [...MAIN_MODELS, 'ernie-revoke', 'ernie-flaky', 'ernie-refused', 'ernie-burst'],
     channels: (baidu) => {
       const wenxin = (key: string, model: string, upstream?: string) => ({
         type: 15,
@@ -55,14 +45,7 @@ describe('Baidu Wenxin channels', () => {
       return {
         wenxin: {
           ...wenxin('ak-main|sk-main-7f3a9c', 'ERNIE-4.0-8K'),
-          models: [
-            'ERNIE-4.0-8K',
-            'ERNIE-Speed-128K',
-            'Embedding-V1',
-            'ernie-rate',
-            'ernie-quota',
-            'ernie-bad',
-          ],
+          models: MAIN_MODELS,
         },
         'wenxin-revoke': wenxin('ak-revoke|sk-revoke-51d2', 'ernie-revoke', 'ERNIE-3.5-8K'),
         'wenxin-flaky': wenxin('ak-flaky|sk-flaky-88e0', 'ernie-flaky', 'ERNIE-Lite-8K'),
@@ -112,32 +95,16 @@ describe('Baidu Wenxin channels', () => {
   });
 
   it('answers an Anthropic client, plain and streamed', async () => {
-    const msg = await t.billed(bill(BAIDU_ANSWER.usage), () =>
-      t.anthropic().messages.create({
-        model: 'ERNIE-4.0-8K',
-        max_tokens: 256,
-        system: 'Answer briefly.',
-        messages: [{ role: 'user', content: '你是谁' }],
-      }),
-    );
-    expect(msg.content).toHaveLength(1);
-    expect(msg.content[0]).toMatchObject({ type: 'text', text: BAIDU_ANSWER.text });
-    expect(msg.usage.input_tokens).toBe(BAIDU_ANSWER.usage.prompt);
-    expect(msg.usage.output_tokens).toBe(BAIDU_ANSWER.usage.completion);
+    const ask = { model: 'ERNIE-4.0-8K', max_tokens: 256, system: 'Answer briefly.', messages: WHO };
+    const msg = await t.billedMessage(ask, bill(BAIDU_ANSWER.usage), BAIDU_ANSWER.text);
     expect(msg.stop_reason).toBe('end_turn');
     expect(t.mock.calls.at(-1)?.body.system).toBe('Answer briefly.');
-    const streamed = await t.billed(bill(BAIDU_STREAM.usage), () =>
-      t
-        .anthropic()
-        .messages.stream({
-          model: 'ERNIE-Speed-128K',
-          max_tokens: 256,
-          messages: [{ role: 'user', content: '北京天气' }],
-        })
-        .finalMessage(),
-    );
-    expect(streamed.content[0]).toMatchObject({ type: 'text', text: BAIDU_STREAM.deltas.join('') });
-    expect(streamed.usage.output_tokens).toBe(BAIDU_STREAM.usage.completion);
+    const weather = {
+      model: 'ERNIE-Speed-128K',
+      max_tokens: 256,
+      messages: [{ role: 'user' as const, content: '北京天气' }],
+    };
+    await t.billedMessageStream(weather, bill(BAIDU_STREAM.usage), BAIDU_STREAM.deltas.join(''));
   });
 
   it('calls functions for OpenAI tools and sends the result back as a function message', async () => {
@@ -194,9 +161,10 @@ describe('Baidu Wenxin channels', () => {
   });
 
   it('maps error codes in 200 answers to statuses in OpenAI and Anthropic protocols, charging nothing', async () => {
+    const check = expectNoSecret;
     await t.unbilled(() =>
       t.expectErrors([
-        { via: 'chat', model: 'ernie-rate', status: 429, says: 'qps request limit', check: expectNoSecret },
+        { via: 'chat', model: 'ernie-rate', status: 429, says: 'qps request limit', check },
         { via: 'chat', model: 'ernie-quota', status: 429, type: 'insufficient_quota' },
         { via: 'chat', model: 'ernie-bad', status: 400 },
         // A stream request answered with a JSON error instead of frames.
@@ -206,7 +174,7 @@ describe('Baidu Wenxin channels', () => {
           model: 'ernie-rate',
           status: 429,
           type: 'rate_limit_error',
-          check: expectNoSecret,
+          check,
         },
         { via: 'messages', model: 'ernie-bad', status: 400, type: 'invalid_request_error' },
       ]),
@@ -269,11 +237,7 @@ describe('Baidu Wenxin channels', () => {
 
   it('refuses a key that is not APIKey|SecretKey at channel save', async () => {
     const body = { type: 15, name: 'bad-wenxin', base_url: t.mock.url, models: ['ERNIE-4.0-8K'] };
-    for (const r of await t.saveEach(body, ['just-one-part', 'a|b|c', 'ak|'])) {
-      expect(r.status).toBe(400);
-      expect(r.success).toBe(false);
-      expect(r.message).toContain('APIKey|SecretKey');
-    }
+    await t.expectRefusedKeys(body, ['just-one-part', 'a|b|c', 'ak|'], 'APIKey|SecretKey');
   });
 
   it('passes the channel test against the mock', async () => {

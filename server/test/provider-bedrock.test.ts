@@ -1,15 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import {
-  billedAsk,
-  billedClaudeCode,
-  billedMessage,
-  billedMessageStream,
-  billRecorded,
-  expectCloudClaudeBody,
-  recordedPrices,
-} from './support/cloud-claude.ts';
+import * as cloud from './support/cloud-claude.ts';
 import { anthropicAnswer } from './support/fixture-answers.ts';
 import {
   BREAKING_MODEL,
@@ -47,7 +39,7 @@ const TEXT_STREAM = anthropicAnswer('anthropic/messages/text.chunks.txt');
 describe('provider: AWS Claude (Bedrock)', () => {
   const t = providerSuite({
     mock: startBedrockMock,
-    prices: recordedPrices([MODEL, CROSS, PROFILE, THROTTLED, BREAKING, FORGED]),
+    prices: cloud.recordedPrices([MODEL, CROSS, PROFILE, THROTTLED, BREAKING, FORGED]),
     channels: (mock) => ({
       'bedrock-main': {
         type: 33,
@@ -98,7 +90,7 @@ describe('provider: AWS Claude (Bedrock)', () => {
       max_tokens: 64,
       messages: [{ role: 'system' as const, content: 'Be brief.' }, ...HELLO],
     };
-    await t.billedChat(ask, billRecorded(TEXT.usage), TEXT.text);
+    await t.billedChat(ask, cloud.billRecorded(TEXT.usage), TEXT.text);
     const call = lastCall();
     expect(call?.path).toBe('/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke');
     expect(call?.headers.authorization).toMatch(
@@ -106,14 +98,14 @@ describe('provider: AWS Claude (Bedrock)', () => {
         `^AWS4-HMAC-SHA256 Credential=${MOCK_ACCESS_KEY}/\\d{8}/${MOCK_REGION}/bedrock/aws4_request, `,
       ),
     );
-    expectCloudClaudeBody(call?.body, 'bedrock-2023-05-31');
+    cloud.expectCloudClaudeBody(call?.body, 'bedrock-2023-05-31');
     expect(call?.body).not.toHaveProperty('stream');
   });
 
   it('streams to an OpenAI client from the binary event stream, with usage', async () => {
     await t.billedStream(
       { model: MODEL, messages: HELLO },
-      billRecorded(TEXT_STREAM.usage),
+      cloud.billRecorded(TEXT_STREAM.usage),
       TEXT_STREAM.text,
     );
     expect(lastCall()?.path).toBe(
@@ -123,7 +115,7 @@ describe('provider: AWS Claude (Bedrock)', () => {
 
   it('relays the Anthropic SDK on /v1/messages, its betas Bedrock takes as anthropic_beta', async () => {
     const betas = 'token-efficient-tools-2025-02-19, context-1m-2025-08-07';
-    await billedMessage(t, { model: MODEL, max_tokens: 128, messages: HELLO }, TEXT, {
+    await cloud.billedMessage(t, { model: MODEL, max_tokens: 128, messages: HELLO }, TEXT, {
       'anthropic-beta': betas,
     });
     expect(lastCall()?.body.anthropic_beta).toEqual([
@@ -133,7 +125,13 @@ describe('provider: AWS Claude (Bedrock)', () => {
   });
 
   it("keeps Claude Code's flags Bedrock refuses and structured output off the call; an operator's flag goes as set", async () => {
-    await billedClaudeCode(t, MODEL, 'fine-grained-tool-streaming-2025-05-14', TEXT, () => lastCall()?.body);
+    await cloud.billedClaudeCode(
+      t,
+      MODEL,
+      'fine-grained-tool-streaming-2025-05-14',
+      TEXT,
+      () => lastCall()?.body,
+    );
     expect(lastCall()?.body.anthropic_beta).toEqual([
       'interleaved-thinking-2025-05-14',
       'tool-search-tool-2025-10-19',
@@ -143,7 +141,7 @@ describe('provider: AWS Claude (Bedrock)', () => {
   });
 
   it('streams to the Anthropic SDK as Anthropic events', async () => {
-    const message = await billedMessageStream(
+    const message = await cloud.billedMessageStream(
       t,
       { model: MODEL, max_tokens: 128, messages: HELLO },
       TEXT_STREAM,
@@ -154,13 +152,13 @@ describe('provider: AWS Claude (Bedrock)', () => {
   it('streams tool calls to an OpenAI client, and answers a Gemini client', async () => {
     const tools = anthropicAnswer('anthropic/messages/tool-use-parallel.chunks.txt');
     expect(tools.calls.length).toBeGreaterThan(1);
-    await billedAsk(t, 'openai', MODEL, { stream: true, tools: true }, tools);
+    await cloud.billedAsk(t, 'openai', MODEL, { stream: true, tools: true }, tools);
     expect(lastCall()?.body.tools?.[0]).toMatchObject({
       name: 'get_weather',
       input_schema: { type: 'object' },
     });
 
-    expect((await billedAsk(t, 'gemini', MODEL, {}, TEXT)).text).toBe(TEXT.text);
+    expect((await cloud.billedAsk(t, 'gemini', MODEL, {}, TEXT)).text).toBe(TEXT.text);
   });
 
   it('calls the cross-region profile of the region, and an inference profile ARN as it is', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CF_ANSWER, CF_EMBED_TOKENS, startCloudflareMock } from './support/mock-cloudflare.ts';
-import { billOneTwo, failed, providerSuite, ratioOneCompletionTwo } from './support/provider-harness.ts';
+import { billOneTwo, failed, providerSuite } from './support/provider-harness.ts';
 
 /**
  * Cloudflare Workers AI (type 39) channels made by an admin through the console, used with the official OpenAI
@@ -17,15 +17,7 @@ const CHAT_PATH = `/client/v4/accounts/${CF_ACCOUNT}/ai/v1/chat/completions`;
 describe('Cloudflare Workers AI channels', () => {
   const t = providerSuite({
     mock: () => startCloudflareMock({ [CF_TOKEN]: CF_ACCOUNT, [CF_OTHER_TOKEN]: 'f'.repeat(32) }),
-    prices: ratioOneCompletionTwo([
-      CF_CHAT,
-      CF_EMBED,
-      'cf-legacy',
-      'cf-other',
-      'cf-bad-token',
-      'cf-no-account',
-      'cf-unknown',
-    ]),
+    prices: [CF_CHAT, CF_EMBED, 'cf-legacy', 'cf-other', 'cf-bad-token', 'cf-no-account', 'cf-unknown'],
     channels: (cf) => {
       const mapped = (model: string) => ({
         type: 39,
@@ -72,13 +64,8 @@ describe('Cloudflare Workers AI channels', () => {
   });
 
   it('answers an Anthropic client through the hub', async () => {
-    const msg = await t.billed(bill(), () =>
-      t
-        .anthropic()
-        .messages.create({ model: CF_CHAT, max_tokens: 64, messages: [{ role: 'user', content: 'hello' }] }),
-    );
-    expect(msg.content[0]).toMatchObject({ type: 'text', text: CF_ANSWER.text });
-    expect(msg.usage.output_tokens).toBe(CF_ANSWER.usage.completion);
+    const ask = { model: CF_CHAT, max_tokens: 64, messages: [{ role: 'user' as const, content: 'hello' }] };
+    await t.billedMessage(ask, bill(), CF_ANSWER.text);
     expect(t.mock.requests.at(-1)?.path).toBe(CHAT_PATH);
   });
 
@@ -122,10 +109,7 @@ describe('Cloudflare Workers AI channels', () => {
 
   it('refuses a key that is not an API token, and a bad account id, at channel save', async () => {
     const body = { type: 39, name: 'bad-cf', base_url: t.mock.url, models: [CF_CHAT] };
-    for (const r of await t.saveEach(body, ['short', `Bearer ${CF_TOKEN}`, 'x'.repeat(12)])) {
-      expect(r.status).toBe(400);
-      expect(r.message).toContain('API token');
-    }
+    await t.expectRefusedKeys(body, ['short', `Bearer ${CF_TOKEN}`, 'x'.repeat(12)], 'API token');
     const setting = JSON.stringify({ account_id: 'my-account' });
     const [r] = await t.saveEach({ ...body, name: 'bad-cf-account', setting }, [CF_TOKEN]);
     expect(r.status).toBe(400);

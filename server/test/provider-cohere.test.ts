@@ -320,17 +320,12 @@ describe('provider: Cohere', () => {
   });
 
   it('refuses a key of the wrong shape when the channel is saved', async () => {
-    const r = await env.admin.post('/api/channel/', {
-      type: 34,
-      name: 'wrong',
-      key: 'co-key with spaces',
-      base_url: env.mock.url,
-      models: ['cohere-chat'],
-      group: 'default',
-    });
-    expect(r.success).toBe(false);
-    expect(r.status).toBe(400);
-    expect(r.message).toMatch(/Cohere keys are the API key from the Cohere dashboard/);
+    const body = { type: 34, name: 'wrong', base_url: env.mock.url, models: ['cohere-chat'] };
+    await env.expectRefusedKeys(
+      body,
+      ['co-key with spaces'],
+      /Cohere keys are the API key from the Cohere dashboard/,
+    );
   });
 
   it('passes the channel test (chat and embeddings) and lists the account’s models', async () => {

@@ -190,17 +190,12 @@ describe('provider: Coze', () => {
   });
 
   it('refuses a key of the wrong shape when the channel is saved', async () => {
-    const r = await env.admin.post('/api/channel/', {
-      type: 49,
-      name: 'wrong',
-      key: 'sk-1234567890',
-      base_url: env.mock.url,
-      models: ['coze-bot'],
-      group: 'default',
-    });
-    expect(r.success).toBe(false);
-    expect(r.status).toBe(400);
-    expect(r.message).toMatch(/Coze keys are a personal access token \(pat_\.\.\.\)/);
+    const body = { type: 49, name: 'wrong', base_url: env.mock.url, models: ['coze-bot'] };
+    await env.expectRefusedKeys(
+      body,
+      ['sk-1234567890'],
+      /Coze keys are a personal access token \(pat_\.\.\.\)/,
+    );
   });
 
   it('passes the channel test', async () => {

@@ -2,7 +2,7 @@ import { channelTypeInfo } from '@modelgate/shared';
 import { describe, expect, it } from 'vitest';
 import { fixtureChunks, fixtureJson } from './support/fixtures.ts';
 import { startFormatsMock } from './support/mock-formats.ts';
-import { billOneTwo, providerSuite, ratioOneCompletionTwo, streamChat } from './support/provider-harness.ts';
+import { billOneTwo, providerSuite, streamChat } from './support/provider-harness.ts';
 
 /**
  * Google PaLM2 (type 11, deprecated, served by the Gemini API) channels made by an admin through the console,
@@ -21,7 +21,7 @@ const STRAWBERRY = [{ role: 'user' as const, content: 'How many r are in strawbe
 describe('Google PaLM2 channels (deprecated, served by Gemini)', () => {
   const t = providerSuite({
     mock: startFormatsMock,
-    prices: ratioOneCompletionTwo(['chat-bison-001', 'PaLM-2', 'embedding-gecko-001', 'palm-mapped']),
+    prices: ['chat-bison-001', 'PaLM-2', 'embedding-gecko-001', 'palm-mapped'],
     channels: (gemini) => ({
       palm: {
         type: 11,

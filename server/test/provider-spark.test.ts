@@ -8,8 +8,8 @@ import {
   failed,
   NIHAO,
   providerSuite,
-  ratioOneCompletionTwo,
   streamChat,
+  WHO,
 } from './support/provider-harness.ts';
 
 /**
@@ -31,13 +31,7 @@ describe('iFlytek Spark channels', () => {
           apiSecret: 'NmQ3ZTkxYjJhNGM1ZDZlN2Y4YTliMGMx',
         },
       }),
-    prices: ratioOneCompletionTwo([
-      'SparkDesk-v3.5',
-      '4.0Ultra',
-      'spark-max-32k',
-      'spark-house',
-      'spark-forged',
-    ]),
+    prices: ['SparkDesk-v3.5', '4.0Ultra', 'spark-max-32k', 'spark-house', 'spark-forged'],
     channels: (spark) => ({
       spark: {
         type: 18,
@@ -116,35 +110,14 @@ describe('iFlytek Spark channels', () => {
   });
 
   it('answers an Anthropic client, plain and streamed', async () => {
-    const msg = await t.billed(bill(), () =>
-      t.anthropic().messages.create({
-        model: 'SparkDesk-v3.5',
-        max_tokens: 256,
-        system: 'Answer briefly.',
-        messages: [{ role: 'user', content: '你是谁' }],
-      }),
-    );
-    expect(msg.content).toHaveLength(1);
-    expect(msg.content[0]).toMatchObject({ type: 'text', text: ANSWER });
-    expect(msg.usage.input_tokens).toBe(SPARK_ANSWER.usage.prompt);
-    expect(msg.usage.output_tokens).toBe(SPARK_ANSWER.usage.completion);
+    const ask = { model: 'SparkDesk-v3.5', max_tokens: 256, messages: WHO };
+    const msg = await t.billedMessage({ ...ask, system: 'Answer briefly.' }, bill(), ANSWER);
     expect(msg.stop_reason).toBe('end_turn');
     expect(t.mock.calls.at(-1)?.body.payload.message.text[0]).toEqual({
       role: 'system',
       content: 'Answer briefly.',
     });
-    const streamed = await t.billed(bill(), () =>
-      t
-        .anthropic()
-        .messages.stream({
-          model: 'SparkDesk-v3.5',
-          max_tokens: 256,
-          messages: [{ role: 'user', content: '你是谁' }],
-        })
-        .finalMessage(),
-    );
-    expect(streamed.content[0]).toMatchObject({ type: 'text', text: ANSWER });
-    expect(streamed.usage.output_tokens).toBe(SPARK_ANSWER.usage.completion);
+    await t.billedMessageStream(ask, bill(), ANSWER);
   });
 
   it('sends OpenAI tools as functions and gives the function call back as a tool call', async () => {
@@ -173,6 +146,7 @@ describe('iFlytek Spark channels', () => {
   it('maps error frames to statuses in the OpenAI and Anthropic protocols, charging nothing', async () => {
     const model = 'SparkDesk-v3.5';
     const [filter, limit] = ['trigger:filter', 'trigger:limit'];
+    const check = expectNoSecret;
     await t.unbilled(() =>
       t.expectErrors([
         {
@@ -181,7 +155,7 @@ describe('iFlytek Spark channels', () => {
           content: filter,
           status: 400,
           says: 'input content audit failed',
-          check: expectNoSecret,
+          check,
         },
         { via: 'chat', model, content: limit, status: 429 },
         { via: 'chat-stream', model, content: limit, status: 429 },
@@ -191,7 +165,7 @@ describe('iFlytek Spark channels', () => {
           content: filter,
           status: 400,
           type: 'invalid_request_error',
-          check: expectNoSecret,
+          check,
         },
         { via: 'messages', model, content: limit, status: 429, type: 'rate_limit_error' },
       ]),
@@ -244,11 +218,7 @@ describe('iFlytek Spark channels', () => {
   it('refuses keys that are not APPID|APISecret|APIKey, and bad settings, at channel save', async () => {
     const body = { type: 18, name: 'bad-spark', base_url: t.mock.url, models: ['SparkDesk-v3.5'] };
     const keys = ['only|two', 'app id|secret|key', '5f2e8a1c|secret|', 'a|b|c|d'];
-    for (const r of await t.saveEach(body, keys)) {
-      expect(r.status).toBe(400);
-      expect(r.success).toBe(false);
-      expect(r.message).toContain('APPID|APISecret|APIKey');
-    }
+    await t.expectRefusedKeys(body, keys, 'APPID|APISecret|APIKey');
     const [r] = await t.saveEach(
       { ...body, name: 'bad-spark-version', setting: JSON.stringify({ api_version: 'latest' }) },
       [SPARK_KEY],

@@ -1,14 +1,6 @@
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  billedAsk,
-  billedClaudeCode,
-  billedMessage,
-  billedMessageStream,
-  billRecorded,
-  expectCloudClaudeBody,
-  recordedPrices,
-} from './support/cloud-claude.ts';
+import * as cloud from './support/cloud-claude.ts';
 import { anthropicAnswer, geminiAnswer } from './support/fixture-answers.ts';
 import { embeddingOf, startVertexMock, type VertexMock } from './support/mock-vertex.ts';
 import { type ClientError, failed, providerSuite } from './support/provider-harness.ts';
@@ -45,7 +37,7 @@ describe('provider: Google Vertex AI', () => {
   };
   const t = providerSuite({
     mock: startVertexMock,
-    prices: recordedPrices([...MAIN_MODELS, RENEWED, FLAKY, FORGED]),
+    prices: cloud.recordedPrices([...MAIN_MODELS, RENEWED, FLAKY, FORGED]),
     channels: (mock) => {
       const vertex = (email: string, model: string, o: { tokenUri?: string; forged?: boolean } = {}) => ({
         type: 41,
@@ -114,7 +106,7 @@ describe('provider: Google Vertex AI', () => {
   it('exchanges a signed JWT for a token (the mock verifies it) and calls Gemini for an OpenAI client', async () => {
     const question = { role: 'user' as const, content: 'How many r are in strawberry?' };
     const ask = { model: GEMINI, messages: [{ role: 'system' as const, content: 'Be brief.' }, question] };
-    await t.billedChat(ask, billRecorded(GEMINI_TEXT.usage), GEMINI_TEXT.text);
+    await t.billedChat(ask, cloud.billRecorded(GEMINI_TEXT.usage), GEMINI_TEXT.text);
     expect(t.mock.exchanges.get(MAIN_EMAIL)).toBe(1);
     const call = lastCall();
     expect(call?.path).toBe(`${MAIN}/us-central1/publishers/google/models/gemini-2.5-flash:generateContent`);
@@ -136,7 +128,7 @@ describe('provider: Google Vertex AI', () => {
       model: GEMINI,
       messages: [{ role: 'user' as const, content: 'How many r are in strawberry?' }],
     };
-    await t.billedStream(ask, billRecorded(recorded.usage), recorded.text);
+    await t.billedStream(ask, cloud.billRecorded(recorded.usage), recorded.text);
     expect(lastCall()?.action).toBe('streamGenerateContent');
     expect(lastCall()?.query).toBe('alt=sse');
   });
@@ -148,18 +140,22 @@ describe('provider: Google Vertex AI', () => {
       max_tokens: 64,
       messages: [{ role: 'system' as const, content: 'Be brief.' }, ...HELLO],
     };
-    await t.billedChat(ask, billRecorded(recorded.usage), recorded.text);
+    await t.billedChat(ask, cloud.billRecorded(recorded.usage), recorded.text);
     const call = lastCall();
     expect(call?.path).toBe(
       `${MAIN}/us-east5/publishers/anthropic/models/claude-sonnet-4-5@20250929:rawPredict`,
     );
-    expectCloudClaudeBody(call?.body, 'vertex-2023-10-16');
+    cloud.expectCloudClaudeBody(call?.body, 'vertex-2023-10-16');
     expect(call?.headers).not.toHaveProperty('x-api-key');
   });
 
   it('streams Claude to an OpenAI client, and maps Anthropic names to Vertex ids', async () => {
     const recorded = anthropicAnswer('anthropic/messages/text.chunks.txt');
-    await t.billedStream({ model: CLAUDE_V2, messages: HELLO }, billRecorded(recorded.usage), recorded.text);
+    await t.billedStream(
+      { model: CLAUDE_V2, messages: HELLO },
+      cloud.billRecorded(recorded.usage),
+      recorded.text,
+    );
     expect(lastCall()?.path).toBe(
       `${MAIN}/us-central1/publishers/anthropic/models/claude-3-5-sonnet-v2@20241022:streamRawPredict`,
     );
@@ -169,20 +165,20 @@ describe('provider: Google Vertex AI', () => {
   it('relays the Anthropic SDK on /v1/messages to Claude, plain and streamed, its beta header passed on', async () => {
     const plain = anthropicAnswer('anthropic/messages/text.json');
     const ask = { model: CLAUDE, max_tokens: 128, messages: HELLO };
-    await billedMessage(t, ask, plain, { 'anthropic-beta': 'context-1m-2025-08-07' });
+    await cloud.billedMessage(t, ask, plain, { 'anthropic-beta': 'context-1m-2025-08-07' });
     expect(lastCall()?.action).toBe('rawPredict');
     expect(lastCall()?.headers['anthropic-beta']).toBe('context-1m-2025-08-07');
     expect(lastCall()?.headers).not.toHaveProperty('anthropic-version');
     expect(lastCall()?.body.anthropic_version).toBe('vertex-2023-10-16');
 
     const streamed = anthropicAnswer('anthropic/messages/text.chunks.txt');
-    await billedMessageStream(t, ask, streamed);
+    await cloud.billedMessageStream(t, ask, streamed);
     expect(lastCall()?.action).toBe('streamRawPredict');
   });
 
   it("keeps Claude Code's flags Vertex refuses and structured output off Claude's call; an operator's flag goes as set", async () => {
     const recorded = anthropicAnswer('anthropic/messages/text.json');
-    await billedClaudeCode(t, CLAUDE, 'web-search-2025-03-05', recorded, () => lastCall()?.body);
+    await cloud.billedClaudeCode(t, CLAUDE, 'web-search-2025-03-05', recorded, () => lastCall()?.body);
     expect(lastCall()?.headers['anthropic-beta']).toBe(
       'interleaved-thinking-2025-05-14,tool-search-tool-2025-10-19,web-search-2025-03-05,future-feature-2027-01-01',
     );
@@ -191,17 +187,17 @@ describe('provider: Google Vertex AI', () => {
   it('streams Gemini tool calls to an OpenAI client, Claude tool calls too, and relays the Gemini SDK', async () => {
     const geminiTools = geminiAnswer('google/generate-content/function-call.chunks.txt');
     expect(geminiTools.calls.length).toBeGreaterThan(0);
-    await billedAsk(t, 'openai', GEMINI, { stream: true, tools: true }, geminiTools);
+    await cloud.billedAsk(t, 'openai', GEMINI, { stream: true, tools: true }, geminiTools);
     expect(lastCall()?.body.tools?.[0]?.functionDeclarations?.[0]).toMatchObject({ name: 'get_weather' });
 
     const claudeTools = anthropicAnswer('anthropic/messages/tool-use-parallel.chunks.txt');
-    await billedAsk(t, 'openai', CLAUDE, { stream: true, tools: true }, claudeTools);
+    await cloud.billedAsk(t, 'openai', CLAUDE, { stream: true, tools: true }, claudeTools);
     expect(lastCall()?.body.tools?.[0]).toMatchObject({
       name: 'get_weather',
       input_schema: { type: 'object' },
     });
 
-    expect((await billedAsk(t, 'gemini', GEMINI, {}, GEMINI_TEXT)).text).toBe(GEMINI_TEXT.text);
+    expect((await cloud.billedAsk(t, 'gemini', GEMINI, {}, GEMINI_TEXT)).text).toBe(GEMINI_TEXT.text);
     expect(lastCall()?.action).toBe('generateContent');
   });
 

@@ -38,10 +38,28 @@ export type ProviderSuite<M extends Closable> = ProviderEnv & {
     bill: Bill,
     text: string,
   ): Promise<ReadStream>;
+  /** An Anthropic SDK message: checks the bill, and the answer's one text block and its usage against it. */
+  billedMessage(
+    body: Anthropic.MessageCreateParamsNonStreaming,
+    bill: Bill,
+    text: string,
+  ): Promise<Anthropic.Message>;
+  /** The same streamed through the SDK's stream helper. */
+  billedMessageStream(
+    body: Anthropic.MessageStreamParams,
+    bill: Bill,
+    text: string,
+  ): Promise<Anthropic.Message>;
   /** Runs calls that fail and checks they wrote no log row and charged nothing. */
   unbilled<T>(calls: () => Promise<T>): Promise<T>;
   /** Saves a channel of each key as the admin and returns the console's answers (for refused keys). */
   saveEach(body: Record<string, unknown>, keys: string[]): Promise<ApiReply[]>;
+  /** Saves a channel of each key and checks the console refuses each with a 400 whose message matches `says`. */
+  expectRefusedKeys(
+    body: Record<string, unknown>,
+    keys: string[],
+    says: string | RegExp,
+  ): Promise<ApiReply[]>;
   /** Asks as each case says and checks the error the client gets. */
   expectErrors(cases: ErrorCase[]): Promise<void>;
 };
@@ -53,14 +71,15 @@ export type ProviderSuite<M extends Closable> = ProviderEnv & {
  */
 export function providerSuite<M extends Closable>(o: {
   mock: () => Promise<M>;
-  prices: Prices;
+  /** The prices, or the models to price at `ratioOneCompletionTwo`. */
+  prices: Prices | string[];
   channels: (mock: M) => Record<string, Record<string, unknown>>;
 }): ProviderSuite<M> {
   const suite = { ids: {} } as ProviderSuite<M>;
   beforeAll(async () => {
     const mock = await o.mock();
     suite.mock = mock;
-    const env = await providerEnv(o.prices);
+    const env = await providerEnv(Array.isArray(o.prices) ? ratioOneCompletionTwo(o.prices) : o.prices);
     Object.assign(suite, env);
     suite.ask = (model, content = 'hi') =>
       env.openai().chat.completions.create({ model, messages: [{ role: 'user', content }] });
@@ -86,12 +105,36 @@ export function providerSuite<M extends Closable>(o: {
       expect(r.usage?.completion_tokens).toBe(bill.completion);
       return r;
     };
+    const answered = (msg: Anthropic.Message, bill: Bill, text: string) => {
+      expect(msg.content).toHaveLength(1);
+      expect(msg.content[0]).toMatchObject({ type: 'text', text });
+      expect(msg.usage.input_tokens).toBe(bill.prompt);
+      expect(msg.usage.output_tokens).toBe(bill.completion);
+      return msg;
+    };
+    suite.billedMessage = async (body, bill, text) =>
+      answered(await billed(env, bill, () => env.anthropic().messages.create(body)), bill, text);
+    suite.billedMessageStream = async (body, bill, text) =>
+      answered(
+        await billed(env, bill, () => env.anthropic().messages.stream(body).finalMessage()),
+        bill,
+        text,
+      );
     suite.unbilled = (calls) => unbilled(env, calls);
     suite.saveEach = async (body, keys) => {
       const out = [];
       for (const key of keys)
         out.push(await env.admin.post('/api/channel/', { group: 'default', ...body, key }));
       return out;
+    };
+    suite.expectRefusedKeys = async (body, keys, says) => {
+      const answers = await suite.saveEach(body, keys);
+      for (const r of answers) {
+        expect(r.status, r.message).toBe(400);
+        expect(r.success).toBe(false);
+        expect(r.message).toMatch(says);
+      }
+      return answers;
     };
     suite.expectErrors = (cases) => expectErrors(suite, cases);
     for (const [name, body] of Object.entries(o.channels(mock)))
@@ -210,6 +253,9 @@ export const NIHAO = [
   { role: 'system' as const, content: 'You are helpful.' },
   { role: 'user' as const, content: '你好' },
 ];
+
+/** "Who are you?" in Chinese. */
+export const WHO = [{ role: 'user' as const, content: '你是谁' }];
 
 /** The one user message of most calls. */
 export const HI = [{ role: 'user' as const, content: 'hi' }];
