@@ -15,7 +15,8 @@ import { join, relative } from 'node:path';
 export function tierOf(text) {
   if (/\bDATABASES\b/.test(text)) return 'stores';
   if (/node:child_process|support\/spawned\.ts|bench\/start-memory/.test(text)) return 'process';
-  if (/\b(startServer|startInstances|createContext|buildApp|providerEnv|providerSuite)\b/.test(text)) return 'http';
+  if (/\b(startServer|startInstances|createContext|buildApp|providerEnv|providerSuite)\b/.test(text))
+    return 'http';
   return 'unit';
 }
 
