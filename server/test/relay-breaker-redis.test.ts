@@ -72,11 +72,16 @@ describe.skipIf(!redisUp)(`circuit breakers shared through Redis (${engine.name}
       await r.arrayBuffer();
       return r.status;
     });
-  async function sequential(node: TestServer, apiKey: string, n: number) {
+  /** Requests one at a time until `done()`, at most `max` of them; their statuses. */
+  async function sequentialUntil(node: TestServer, apiKey: string, done: () => boolean, max: number) {
     const out: number[] = [];
-    for (let i = 0; i < n; i++) out.push(await ask(node, apiKey));
+    while (!done() && out.length < max) out.push(await ask(node, apiKey));
     return out;
   }
+  const parallel = (node: TestServer, apiKey: string, n: number) =>
+    Promise.all(Array.from({ length: n }, () => ask(node, apiKey)));
+  /** The breaker of a channel in an instance's memory (what its console list shows). */
+  const breakerOf = (node: TestServer, id: number) => breakersFor(node.ctx).circuit(id);
   /** The breaker of a channel as an instance's console list shows it. */
   async function circuitOn(node: TestServer & { admin: ConsoleClient }, id: number) {
     const r = await node.admin.get('/api/channel/?p=0&page_size=100');
@@ -119,15 +124,16 @@ describe.skipIf(!redisUp)(`circuit breakers shared through Redis (${engine.name}
     const user = await seedUser(a.ctx, { quota: 1e12 });
     const { apiKey } = await seedToken(a.ctx, { userId: user.id, unlimited: true });
 
-    // Only instance A sees the failures.
-    expect((await sequential(a, apiKey, 60)).every((s) => s === 200)).toBe(true);
+    // Only instance A sees the failures: it opens after 10 attempts on the channel, half of them failed.
+    const opening = await sequentialUntil(a, apiKey, () => breakerOf(a, flaky.id)?.state === 'open', 60);
+    expect(opening.every((s) => s === 200)).toBe(true);
     const open = await circuitOn(a, flaky.id);
     expect(open?.state).toBe('open');
     await expect.poll(() => circuitOn(b, flaky.id)).toEqual(open);
 
     // B never tried the channel, yet keeps it out of rotation.
     const seen = mock.count('sk-flaky');
-    expect((await sequential(b, apiKey, 40)).every((s) => s === 200)).toBe(true);
+    expect((await parallel(b, apiKey, 40)).every((s) => s === 200)).toBe(true);
     expect(await circuitOn(b, flaky.id)).toEqual(open);
     expect(mock.count('sk-flaky')).toBe(seen);
 
@@ -140,12 +146,13 @@ describe.skipIf(!redisUp)(`circuit breakers shared through Redis (${engine.name}
     // Recovered upstream: B's probes pass after the cool-down and A follows without probing itself.
     mock.set('sk-flaky', { failShare: 0 });
     clock = open.until * 1000 + 50;
-    expect((await sequential(b, apiKey, 30)).every((s) => s === 200)).toBe(true);
+    const probing = await sequentialUntil(b, apiKey, () => breakerOf(b, flaky.id) === undefined, 30);
+    expect(probing.every((s) => s === 200)).toBe(true);
     expect(await circuitOn(b, flaky.id)).toBeUndefined();
     await expect.poll(() => circuitOn(a, flaky.id)).toBeUndefined();
     await expect.poll(() => circuitOn(c, flaky.id)).toBeUndefined();
     const back = mock.count('sk-flaky');
-    expect((await sequential(a, apiKey, 40)).every((s) => s === 200)).toBe(true);
+    expect((await parallel(a, apiKey, 40)).every((s) => s === 200)).toBe(true);
     expect(mock.count('sk-flaky') - back).toBeGreaterThan(8);
   });
 });
