@@ -115,7 +115,11 @@ describe.skipIf(!redisUp)(`circuit breakers shared through Redis (${engine.name}
     await mock?.close();
   });
 
-  it('one instance opens the breaker, the others (and a later one) keep the channel out; probes elsewhere close it everywhere', async () => {
+  // Starts a third gateway and logs in to it midway: on a machine shared with other test runs that alone can
+  // take most of the default 30 s, so the limit is the test's own. Every wait inside is on a state.
+  it('one instance opens the breaker, the others (and a later one) keep the channel out; probes elsewhere close it everywhere', {
+    timeout: 120_000,
+  }, async () => {
     const [a, b] = nodes;
     mock.set('sk-flaky', { failShare: 0.5 });
     await seedChannel(a.ctx, { baseUrl: mock.url, key: 'sk-good', models: [MODEL] });
