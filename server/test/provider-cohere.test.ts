@@ -1,6 +1,6 @@
 import type OpenAI from 'openai';
 import type { APIError } from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { countText } from '../src/relay/billing/tokenizer.ts';
 import {
   CALL_ARGS,
@@ -12,7 +12,7 @@ import {
   RESULT_USAGE,
   startCohereMock,
 } from './support/mock-cohere.ts';
-import { charged, failure, type ProviderEnv, providerEnv } from './support/provider-env.ts';
+import { charged, failed, providerSuite } from './support/provider-harness.ts';
 
 /**
  * Cohere channels (type 34) made in the console and used by the official clients: Chat v2 plain and streamed
@@ -20,9 +20,6 @@ import { charged, failure, type ProviderEnv, providerEnv } from './support/provi
  * protocol, the key check at save, the channel test and the model list.
  */
 describe('provider: Cohere', () => {
-  let env: ProviderEnv;
-  let mock: Awaited<ReturnType<typeof startCohereMock>>;
-  let chatChannel: number;
   const WEATHER: OpenAI.ChatCompletionTool = {
     type: 'function',
     function: {
@@ -32,9 +29,9 @@ describe('provider: Cohere', () => {
     },
   };
 
-  beforeAll(async () => {
-    mock = await startCohereMock();
-    env = await providerEnv({
+  const env = providerSuite({
+    mock: startCohereMock,
+    prices: {
       models: {
         'cohere-chat': { ratio: 0.5, completion: 3 },
         'embed-english-v3.0': { ratio: 0.05, completion: 1 },
@@ -43,23 +40,20 @@ describe('provider: Cohere', () => {
         'cohere-badkey': { ratio: 1, completion: 1 },
       },
       group: 2,
-    });
-    chatChannel = await env.channel({
-      type: 34,
-      name: 'cohere',
-      key: COHERE_KEY,
-      base_url: mock.url,
-      models: ['cohere-chat', 'embed-english-v3.0', 'rerank-v3.5'],
-      model_mapping: { 'cohere-chat': 'command-r-08-2024' },
-      setting: { input_type: 'search_query' },
-    });
-  });
-  afterAll(async () => {
-    await env?.server.close();
-    await mock?.close();
+    },
+    channels: (mock) => ({
+      cohere: {
+        type: 34,
+        key: COHERE_KEY,
+        base_url: mock.url,
+        models: ['cohere-chat', 'embed-english-v3.0', 'rerank-v3.5'],
+        model_mapping: { 'cohere-chat': 'command-r-08-2024' },
+        setting: { input_type: 'search_query' },
+      },
+    }),
   });
 
-  const lastChat = () => mock.requests.filter((r) => r.path === '/v2/chat').at(-1);
+  const lastChat = () => env.mock.requests.filter((r) => r.path === '/v2/chat').at(-1);
 
   it('relays a plain chat with the Bearer key and charges the billed units to the unit', async () => {
     const { result, log, user, token } = await charged(env, () =>
@@ -243,7 +237,7 @@ describe('provider: Cohere', () => {
     );
     expect(result.data.map((d) => d.embedding)).toEqual(texts.map((t) => [t.length / 10, 0.5, -0.25]));
     expect(result.usage.prompt_tokens).toBe(6);
-    const seen = mock.requests.at(-1);
+    const seen = env.mock.requests.at(-1);
     expect(seen?.path).toBe('/v2/embed');
     expect(seen?.body).toEqual({
       model: 'embed-english-v3.0',
@@ -271,7 +265,7 @@ describe('provider: Cohere', () => {
       { index: 0, relevance_score: 0.5, document: { text: 'Paris weather is mild' } },
       { index: 1, relevance_score: 0, document: { text: 'Berlin has rain' } },
     ]);
-    expect(mock.requests.at(-1)?.body).toEqual({
+    expect(env.mock.requests.at(-1)?.body).toEqual({
       model: 'rerank-v3.5',
       query,
       documents: ['Paris weather is mild', 'Berlin has rain', 'the cat sat'],
@@ -292,14 +286,14 @@ describe('provider: Cohere', () => {
       type: 34,
       name: 'expired',
       key: expired,
-      base_url: mock.url,
+      base_url: env.mock.url,
       models: ['cohere-expired'],
     });
     const bad = 'Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2Rr1Qq0Pp9Oo8Nn7M';
-    await env.channel({ type: 34, name: 'bad', key: bad, base_url: mock.url, models: ['cohere-badkey'] });
+    await env.channel({ type: 34, name: 'bad', key: bad, base_url: env.mock.url, models: ['cohere-badkey'] });
     const before = await env.balances();
 
-    const e1 = (await failure(
+    const e1 = (await failed(
       env
         .openai()
         .chat.completions.create({ model: 'cohere-expired', messages: [{ role: 'user', content: 'x' }] }),
@@ -311,7 +305,7 @@ describe('provider: Cohere', () => {
     expect(e1.message).toMatch(/request id/);
     expect(e1.message).not.toContain(expired);
 
-    const e2 = (await failure(
+    const e2 = (await failed(
       env.anthropic().messages.create({
         model: 'cohere-badkey',
         max_tokens: 10,
@@ -326,29 +320,24 @@ describe('provider: Cohere', () => {
   });
 
   it('refuses a key of the wrong shape when the channel is saved', async () => {
-    const r = await env.admin.post('/api/channel/', {
-      type: 34,
-      name: 'wrong',
-      key: 'co-key with spaces',
-      base_url: mock.url,
-      models: ['cohere-chat'],
-      group: 'default',
-    });
-    expect(r.success).toBe(false);
-    expect(r.status).toBe(400);
-    expect(r.message).toMatch(/Cohere keys are the API key from the Cohere dashboard/);
+    const body = { type: 34, name: 'wrong', base_url: env.mock.url, models: ['cohere-chat'] };
+    await env.expectRefusedKeys(
+      body,
+      ['co-key with spaces'],
+      /Cohere keys are the API key from the Cohere dashboard/,
+    );
   });
 
   it('passes the channel test (chat and embeddings) and lists the account’s models', async () => {
-    const t = await env.admin.get(`/api/channel/test/${chatChannel}`);
+    const t = await env.admin.get(`/api/channel/test/${env.ids.cohere}`);
     expect(t.success, t.message).toBe(true);
     expect(lastChat()?.body).toMatchObject({ model: 'command-r-08-2024', max_tokens: 10 });
-    const e = await env.admin.get(`/api/channel/test/${chatChannel}?model=embed-english-v3.0`);
+    const e = await env.admin.get(`/api/channel/test/${env.ids.cohere}?model=embed-english-v3.0`);
     expect(e.success, e.message).toBe(true);
-    expect(mock.requests.at(-1)).toMatchObject({ path: '/v2/embed', body: { texts: ['hello world'] } });
-    const m = await env.admin.get(`/api/channel/fetch_models/${chatChannel}`);
+    expect(env.mock.requests.at(-1)).toMatchObject({ path: '/v2/embed', body: { texts: ['hello world'] } });
+    const m = await env.admin.get(`/api/channel/fetch_models/${env.ids.cohere}`);
     expect(m.success, m.message).toBe(true);
     expect(m.data).toEqual(['command-r-08-2024', 'embed-english-v3.0', 'rerank-v3.5']);
-    expect(mock.requests.at(-1)).toMatchObject({ method: 'GET', path: '/v1/models' });
+    expect(env.mock.requests.at(-1)).toMatchObject({ method: 'GET', path: '/v1/models' });
   });
 });

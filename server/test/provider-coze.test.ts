@@ -1,6 +1,6 @@
 import type OpenAI from 'openai';
 import type { APIError } from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ANSWER,
   BOT_ID,
@@ -11,7 +11,7 @@ import {
   startCozeMock,
   USAGE,
 } from './support/mock-coze.ts';
-import { charged, failure, type ProviderEnv, providerEnv } from './support/provider-env.ts';
+import { charged, failed, providerSuite } from './support/provider-harness.ts';
 
 /**
  * Coze channels (type 49) made in the console: a bot (the mapped model name is its id) reached by streaming
@@ -20,13 +20,9 @@ import { charged, failure, type ProviderEnv, providerEnv } from './support/provi
  * the key check and the channel test.
  */
 describe('provider: Coze', () => {
-  let env: ProviderEnv;
-  let mock: Awaited<ReturnType<typeof startCozeMock>>;
-  let channelId: number;
-
-  beforeAll(async () => {
-    mock = await startCozeMock();
-    env = await providerEnv({
+  const env = providerSuite({
+    mock: startCozeMock,
+    prices: {
       models: {
         'coze-bot': { ratio: 1.5, completion: 2 },
         'coze-thinker': { ratio: 1.5, completion: 2 },
@@ -34,22 +30,19 @@ describe('provider: Coze', () => {
         'coze-badkey': { ratio: 1, completion: 1 },
       },
       group: 2,
-    });
-    channelId = await env.channel({
-      type: 49,
-      name: 'coze',
-      key: COZE_KEY,
-      base_url: mock.url,
-      models: ['coze-bot', 'coze-thinker', 'coze-failing'],
-      model_mapping: { 'coze-bot': BOT_ID, 'coze-thinker': REASONING_BOT, 'coze-failing': FAILING_BOT },
-    });
-  });
-  afterAll(async () => {
-    await env?.server.close();
-    await mock?.close();
+    },
+    channels: (mock) => ({
+      coze: {
+        type: 49,
+        key: COZE_KEY,
+        base_url: mock.url,
+        models: ['coze-bot', 'coze-thinker', 'coze-failing'],
+        model_mapping: { 'coze-bot': BOT_ID, 'coze-thinker': REASONING_BOT, 'coze-failing': FAILING_BOT },
+      },
+    }),
   });
 
-  const last = () => mock.requests.at(-1);
+  const last = () => env.mock.requests.at(-1);
 
   it('answers a plain chat from the collected stream of the mapped bot, billed to the unit', async () => {
     const { result, log, user, token } = await charged(env, () =>
@@ -161,10 +154,16 @@ describe('provider: Coze', () => {
 
   it('maps Coze’s code in a 200 and a failed chat into the client’s protocol, charging nothing', async () => {
     const badKey = 'pat_Unknown0123456789abcdefGHIJKLmnop';
-    await env.channel({ type: 49, name: 'bad', key: badKey, base_url: mock.url, models: ['coze-badkey'] });
+    await env.channel({
+      type: 49,
+      name: 'bad',
+      key: badKey,
+      base_url: env.mock.url,
+      models: ['coze-badkey'],
+    });
     const before = await env.balances();
 
-    const auth = (await failure(
+    const auth = (await failed(
       env
         .openai()
         .chat.completions.create({ model: 'coze-badkey', messages: [{ role: 'user', content: 'x' }] }),
@@ -175,7 +174,7 @@ describe('provider: Coze', () => {
     expect(auth.message).toMatch(/request id/);
     expect(auth.message).not.toContain(badKey);
 
-    const failed = (await failure(
+    const chat = (await failed(
       env.anthropic().messages.create({
         model: 'coze-failing',
         max_tokens: 10,
@@ -184,28 +183,23 @@ describe('provider: Coze', () => {
       }),
     )) as { status: number; message: string; error: any };
     // The chat failed with code 4013 (too frequent) before any text: a rate limit, as a 429.
-    expect(failed.status).toBe(429);
-    expect(failed.error).toMatchObject({ error: { type: 'rate_limit_error' } });
-    expect(failed.message).toContain('Request frequency exceeded the limit');
+    expect(chat.status).toBe(429);
+    expect(chat.error).toMatchObject({ error: { type: 'rate_limit_error' } });
+    expect(chat.message).toContain('Request frequency exceeded the limit');
     expect(await env.balances()).toEqual(before);
   });
 
   it('refuses a key of the wrong shape when the channel is saved', async () => {
-    const r = await env.admin.post('/api/channel/', {
-      type: 49,
-      name: 'wrong',
-      key: 'sk-1234567890',
-      base_url: mock.url,
-      models: ['coze-bot'],
-      group: 'default',
-    });
-    expect(r.success).toBe(false);
-    expect(r.status).toBe(400);
-    expect(r.message).toMatch(/Coze keys are a personal access token \(pat_\.\.\.\)/);
+    const body = { type: 49, name: 'wrong', base_url: env.mock.url, models: ['coze-bot'] };
+    await env.expectRefusedKeys(
+      body,
+      ['sk-1234567890'],
+      /Coze keys are a personal access token \(pat_\.\.\.\)/,
+    );
   });
 
   it('passes the channel test', async () => {
-    const t = await env.admin.get(`/api/channel/test/${channelId}`);
+    const t = await env.admin.get(`/api/channel/test/${env.ids.coze}`);
     expect(t.success, t.message).toBe(true);
     expect(last()?.body).toMatchObject({
       bot_id: BOT_ID,

@@ -1,17 +1,8 @@
 import type OpenAI from 'openai';
 import type { APIError } from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  AGENT_ANSWER,
-  AGENT_USAGE,
-  CHAT_ANSWER,
-  CHAT_USAGE,
-  DIFY_AGENT_KEY,
-  DIFY_KEY,
-  DIFY_QUOTA_KEY,
-  startDifyMock,
-} from './support/mock-dify.ts';
-import { charged, failure, type ProviderEnv, providerEnv } from './support/provider-env.ts';
+import { describe, expect, it } from 'vitest';
+import * as dify from './support/mock-dify.ts';
+import { charged, failed, providerSuite } from './support/provider-harness.ts';
 
 /**
  * Dify channels (type 37) made in the console: an app's chat endpoint, always called streaming (a non-stream
@@ -19,45 +10,30 @@ import { charged, failure, type ProviderEnv, providerEnv } from './support/provi
  * an agent app's closing message not doubled, Dify's errors mapped, the key check and the channel test.
  */
 describe('provider: Dify', () => {
-  let env: ProviderEnv;
-  let mock: Awaited<ReturnType<typeof startDifyMock>>;
-  let chatChannel: number;
-
-  beforeAll(async () => {
-    mock = await startDifyMock();
-    env = await providerEnv({
-      models: {
-        'dify-chat': { ratio: 1, completion: 2 },
-        'dify-agent': { ratio: 1, completion: 2 },
-        'dify-quota': { ratio: 1, completion: 2 },
-        'dify-badkey': { ratio: 1, completion: 2 },
-      },
+  const env = providerSuite({
+    mock: dify.startDifyMock,
+    prices: {
+      models: Object.fromEntries(
+        ['dify-chat', 'dify-agent', 'dify-quota', 'dify-badkey'].map((m) => [m, { ratio: 1, completion: 2 }]),
+      ),
       group: 2,
-    });
-    chatChannel = await env.channel({
-      type: 37,
-      name: 'dify-chat',
-      key: DIFY_KEY,
+    },
+    channels: (mock) => ({
       // Dify shows its API base with /v1; the adapter takes it either way.
-      base_url: `${mock.url}/v1`,
-      models: ['dify-chat'],
-      setting: { inputs: { lang: 'en' }, user: 'gateway-user' },
-    });
-    await env.channel({
-      type: 37,
-      name: 'dify-agent',
-      key: DIFY_AGENT_KEY,
-      base_url: mock.url,
-      models: ['dify-agent'],
-    });
-  });
-  afterAll(async () => {
-    await env?.server.close();
-    await mock?.close();
+      'dify-chat': {
+        type: 37,
+        key: dify.DIFY_KEY,
+        base_url: `${mock.url}/v1`,
+        models: ['dify-chat'],
+        setting: { inputs: { lang: 'en' }, user: 'gateway-user' },
+      },
+      'dify-agent': { type: 37, key: dify.DIFY_AGENT_KEY, base_url: mock.url, models: ['dify-agent'] },
+    }),
   });
 
-  const last = () => mock.requests.at(-1);
-  const chatQuota = () => env.quota('dify-chat', CHAT_USAGE.prompt_tokens, CHAT_USAGE.completion_tokens);
+  const last = () => env.mock.requests.at(-1);
+  const chatQuota = () =>
+    env.quota('dify-chat', dify.CHAT_USAGE.prompt_tokens, dify.CHAT_USAGE.completion_tokens);
 
   it('answers a plain chat from the collected stream, with the app key and the channel’s inputs and user', async () => {
     const { result, log, user, token } = await charged(env, () =>
@@ -65,10 +41,10 @@ describe('provider: Dify', () => {
         .openai()
         .chat.completions.create({ model: 'dify-chat', messages: [{ role: 'user', content: 'Hi' }] }),
     );
-    expect(result.choices[0].message.content).toBe(CHAT_ANSWER.join(''));
+    expect(result.choices[0].message.content).toBe(dify.CHAT_ANSWER.join(''));
     expect(result.usage).toMatchObject({ prompt_tokens: 30, completion_tokens: 5 });
     expect(last()?.path).toBe('/v1/chat-messages');
-    expect(last()?.headers.authorization).toBe(`Bearer ${DIFY_KEY}`);
+    expect(last()?.headers.authorization).toBe(`Bearer ${dify.DIFY_KEY}`);
     expect(last()?.body).toEqual({
       inputs: { lang: 'en' },
       query: 'Hi',
@@ -100,7 +76,7 @@ describe('provider: Dify', () => {
       }
       return { text, usage };
     });
-    expect(result.text).toBe(CHAT_ANSWER.join(''));
+    expect(result.text).toBe(dify.CHAT_ANSWER.join(''));
     expect(result.usage).toMatchObject({ prompt_tokens: 30, completion_tokens: 5 });
     expect(log).toMatchObject({ quota: chatQuota(), is_stream: 1 });
   });
@@ -131,10 +107,10 @@ describe('provider: Dify', () => {
         .openai()
         .chat.completions.create({ model: 'dify-agent', messages: [{ role: 'user', content: 'Weather?' }] }),
     );
-    expect(plain.result.choices[0].message.content).toBe(AGENT_ANSWER.join(''));
+    expect(plain.result.choices[0].message.content).toBe(dify.AGENT_ANSWER.join(''));
     expect(last()?.body).toMatchObject({ response_mode: 'streaming', user: 'modelgate' });
     expect(plain.log.quota).toBe(
-      env.quota('dify-agent', AGENT_USAGE.prompt_tokens, AGENT_USAGE.completion_tokens),
+      env.quota('dify-agent', dify.AGENT_USAGE.prompt_tokens, dify.AGENT_USAGE.completion_tokens),
     );
 
     const streamed = await charged(env, () =>
@@ -148,7 +124,7 @@ describe('provider: Dify', () => {
         })
         .finalMessage(),
     );
-    expect(streamed.result.content).toMatchObject([{ type: 'text', text: AGENT_ANSWER.join('') }]);
+    expect(streamed.result.content).toMatchObject([{ type: 'text', text: dify.AGENT_ANSWER.join('') }]);
     expect(streamed.result.usage).toMatchObject({ input_tokens: 50, output_tokens: 4 });
     expect(last()?.body.query).toBe('Answer in English.\n\nUser: Weather?');
     expect(streamed.log).toMatchObject({ is_stream: 1, prompt_tokens: 50, completion_tokens: 4 });
@@ -158,15 +134,21 @@ describe('provider: Dify', () => {
     await env.channel({
       type: 37,
       name: 'quota',
-      key: DIFY_QUOTA_KEY,
-      base_url: mock.url,
+      key: dify.DIFY_QUOTA_KEY,
+      base_url: env.mock.url,
       models: ['dify-quota'],
     });
     const badKey = 'app-Unknown0123456789abcd';
-    await env.channel({ type: 37, name: 'bad', key: badKey, base_url: mock.url, models: ['dify-badkey'] });
+    await env.channel({
+      type: 37,
+      name: 'bad',
+      key: badKey,
+      base_url: env.mock.url,
+      models: ['dify-badkey'],
+    });
     const before = await env.balances();
 
-    const quota = (await failure(
+    const quota = (await failed(
       env.openai().chat.completions.create({
         model: 'dify-quota',
         stream: true,
@@ -177,9 +159,9 @@ describe('provider: Dify', () => {
     expect(quota.status).toBe(429);
     expect(quota.type).toBe('insufficient_quota');
     expect(quota.message).toContain('quota for Dify Hosted Model Provider has been exhausted');
-    expect(quota.message).not.toContain(DIFY_QUOTA_KEY);
+    expect(quota.message).not.toContain(dify.DIFY_QUOTA_KEY);
 
-    const bad = (await failure(
+    const bad = (await failed(
       env.anthropic().messages.create({
         model: 'dify-badkey',
         max_tokens: 10,
@@ -195,21 +177,12 @@ describe('provider: Dify', () => {
   });
 
   it('refuses a key of the wrong shape when the channel is saved', async () => {
-    const r = await env.admin.post('/api/channel/', {
-      type: 37,
-      name: 'wrong',
-      key: 'sk-not-a-dify-key',
-      base_url: mock.url,
-      models: ['dify-chat'],
-      group: 'default',
-    });
-    expect(r.success).toBe(false);
-    expect(r.status).toBe(400);
-    expect(r.message).toMatch(/Dify keys are an app's API key: app-/);
+    const body = { type: 37, name: 'wrong', base_url: env.mock.url, models: ['dify-chat'] };
+    await env.expectRefusedKeys(body, ['sk-not-a-dify-key'], /Dify keys are an app's API key: app-/);
   });
 
   it('passes the channel test', async () => {
-    const t = await env.admin.get(`/api/channel/test/${chatChannel}`);
+    const t = await env.admin.get(`/api/channel/test/${env.ids['dify-chat']}`);
     expect(t.success, t.message).toBe(true);
     expect(last()?.body).toMatchObject({ query: 'hi', response_mode: 'streaming' });
   });

@@ -24,8 +24,10 @@ describe('relay: upstream faults', () => {
       req.resume();
       req.on('end', () => {
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': '500' });
-        res.write('{"id":"chatcmpl-broken","object":"chat.completion","choices":[');
-        setTimeout(() => res.socket?.destroy(), 20);
+        // Cut once the part is on the wire, however long that takes.
+        res.write('{"id":"chatcmpl-broken","object":"chat.completion","choices":[', () =>
+          res.socket?.destroy(),
+        );
       });
     });
     await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
@@ -124,14 +126,11 @@ describe('relay: upstream faults', () => {
       const closed = new Promise((resolve) => client.on('close', resolve));
       client.on('error', () => {});
       client.end(chat);
-      await new Promise((r) => setTimeout(r, 300));
-      expect(mock.requests.length).toBe(seen + 1); // the upstream has the call and never answers
+      await expect.poll(() => mock.requests.length).toBe(seen + 1); // the upstream has the call, never answers
       expect(balance()).toBeLessThan(QUOTA); // held while the call is open
       client.destroy();
       await closed;
-      const deadline = Date.now() + 1500;
-      while (balance() !== QUOTA && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-      expect({ path, available: balance() }).toEqual({ path, available: QUOTA });
+      await expect.poll(() => ({ path, available: balance() })).toEqual({ path, available: QUOTA });
     }
     expect(await billing(userId)).toEqual({ quota: QUOTA, used: 0, logs: [] });
   });

@@ -6,10 +6,9 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspectJson } from '../src/relay/admit/inspect-request.ts';
 import { durationText } from '../src/relay/admit/limits/headers.ts';
-import { createMinuteLimits } from '../src/relay/admit/limits/minute-limits.ts';
-import { relayState } from '../src/relay/relay-state.ts';
 import { type ConsoleClient, loginAs } from './support/console-client.ts';
 import { SQLITE_ONLY } from './support/databases.ts';
+import { type MinuteClock, minuteClock } from './support/minute-clock.ts';
 import { startUsageMock, type UsageMock } from './support/mock-usage.ts';
 import { seedChannel } from './support/relay-seed.ts';
 import { startServer, type TestServer } from './support/server.ts';
@@ -17,7 +16,8 @@ import { startServer, type TestServer } from './support/server.ts';
 /**
  * Requests and tokens per minute, per token (set in the console) and per group and model (the option
  * GroupModelRateLimit), driven with the official SDKs against a gateway on loopback. The mock upstream
- * reports the usage each test sets, so the windows' corrections and the headers' figures are exact.
+ * reports the usage each test sets, so the windows' corrections and the headers' figures are exact. The windows
+ * read a clock that moves only when a test moves it, so no figure depends on how fast the machine is.
  */
 const MODEL = 'gpt-4o-mini';
 const OTHER = 'gpt-4o';
@@ -35,6 +35,7 @@ describe('relay: requests and tokens per minute', () => {
   let server: TestServer;
   let mock: UsageMock;
   let admin: ConsoleClient;
+  let clock: MinuteClock;
 
   const setOption = async (key: string, value: unknown) => {
     const res = await admin.put('/api/option/', { key, value: JSON.stringify(value) });
@@ -63,6 +64,7 @@ describe('relay: requests and tokens per minute', () => {
     mock = await startUsageMock();
     server = await startServer();
     admin = await loginAs(server, { username: 'root-limits', role: Role.Root });
+    clock = minuteClock([server.ctx]);
     await seedChannel(server.ctx, {
       baseUrl: mock.url,
       key: 'sk-upstream',
@@ -90,6 +92,7 @@ describe('relay: requests and tokens per minute', () => {
     }
     expect(remaining).toEqual(['2', '1', '0']);
 
+    clock.now += 1500;
     const calls = mock.calls;
     const err = await refusal(client);
     expect(err).toBeInstanceOf(OpenAI.RateLimitError);
@@ -101,13 +104,11 @@ describe('relay: requests and tokens per minute', () => {
     );
     expect(err.message).toMatch(/Limit 3, Used 3, Requested 1/);
     const h = err.headers as Headers;
-    const retry = Number(h.get('retry-after'));
-    expect(Number.isInteger(retry)).toBe(true);
-    expect(retry).toBeGreaterThanOrEqual(59);
-    expect(retry).toBeLessThanOrEqual(60);
+    // The first request leaves the window 58.5 s from now; retry-after rounds the wait up.
+    expect(h.get('retry-after')).toBe('59');
     expect(h.get('x-ratelimit-limit-requests')).toBe('3');
     expect(h.get('x-ratelimit-remaining-requests')).toBe('0');
-    expect(h.get('x-ratelimit-reset-requests')).toMatch(/^(59(\.\d+)?|60)s$/);
+    expect(h.get('x-ratelimit-reset-requests')).toBe('58.5s');
     expect(mock.calls).toBe(calls);
 
     // The owner's other token, and the same token's owner through another token, have windows of their own.
@@ -126,8 +127,10 @@ describe('relay: requests and tokens per minute', () => {
     let last: Headers | undefined;
     const n = 20;
     expect(n * ESTIMATE).toBeGreaterThan(tpm);
-    for (let i = 0; i < n; i++) last = (await chat(client)).response.headers;
-    await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < n; i++) {
+      last = (await chat(client)).response.headers;
+      await clock.corrected();
+    }
     expect(last?.get('x-ratelimit-limit-tokens')).toBe(String(tpm));
     // Before the last answer: 19 corrected requests and the last one's estimate.
     expect(last?.get('x-ratelimit-remaining-tokens')).toBe(String(tpm - 19 * 20 - ESTIMATE));
@@ -143,7 +146,8 @@ describe('relay: requests and tokens per minute', () => {
     );
     const h = big.headers as Headers;
     expect(h.get('x-ratelimit-remaining-tokens')).toBe(String(tpm - n * 20));
-    expect(Number(h.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // Every request came at the same instant: room comes back when they leave the window together.
+    expect(h.get('retry-after')).toBe('60');
     expect(h.get('x-ratelimit-reset-tokens')).toMatch(RESET);
   });
 
@@ -276,29 +280,21 @@ describe('relay: requests and tokens per minute', () => {
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('rate_limit_exceeded');
   });
 
-  it('lets requests through again once the window has moved past them (fake clock)', async () => {
-    const state = relayState(server.ctx);
-    const real = state.minuteLimits;
-    let clock = Date.now();
-    state.minuteLimits = createMinuteLimits(server.ctx, () => clock);
-    try {
-      const client = sdk((await newToken(await newUser(), { rpm_limit: 2 })).apiKey);
-      await chat(client);
-      clock += 30_000;
-      await chat(client);
-      const first = await refusal(client);
-      // The oldest request leaves the window in 30 s.
-      expect((first.headers as Headers).get('retry-after')).toBe('30');
-      expect((first.headers as Headers).get('x-ratelimit-reset-requests')).toBe('30s');
-      clock += 30_000;
-      const { response } = await chat(client);
-      expect(response.headers.get('x-ratelimit-remaining-requests')).toBe('0');
-      expect(response.headers.get('x-ratelimit-reset-requests')).toBe('30s');
-      clock += 60_001;
-      expect((await chat(client)).response.headers.get('x-ratelimit-remaining-requests')).toBe('1');
-    } finally {
-      state.minuteLimits = real;
-    }
+  it('lets requests through again once the window has moved past them', async () => {
+    const client = sdk((await newToken(await newUser(), { rpm_limit: 2 })).apiKey);
+    await chat(client);
+    clock.now += 30_000;
+    await chat(client);
+    const first = await refusal(client);
+    // The oldest request leaves the window in 30 s.
+    expect((first.headers as Headers).get('retry-after')).toBe('30');
+    expect((first.headers as Headers).get('x-ratelimit-reset-requests')).toBe('30s');
+    clock.now += 30_000;
+    const { response } = await chat(client);
+    expect(response.headers.get('x-ratelimit-remaining-requests')).toBe('0');
+    expect(response.headers.get('x-ratelimit-reset-requests')).toBe('30s');
+    clock.now += 60_001;
+    expect((await chat(client)).response.headers.get('x-ratelimit-remaining-requests')).toBe('1');
   });
 
   it('refuses bad limits on tokens and in the option with a clear 400 and changes nothing', async () => {

@@ -12,6 +12,8 @@ export interface KeyBehaviour {
   latencyMs?: number;
   /** Fail this share of requests, evenly spread (0.5 = every other one; 1 = always). */
   failShare?: number;
+  /** Keep every request open, unanswered, until `release(key)`. */
+  hold?: boolean;
 }
 
 export interface FlakyUpstream {
@@ -21,6 +23,8 @@ export interface FlakyUpstream {
   count(key: string): number;
   /** The most requests one key had open at the same time. */
   peak(key: string): number;
+  /** Answers the requests a `hold` keeps open, and stops holding new ones. */
+  release(key: string): void;
   reset(): void;
   close(): Promise<void>;
 }
@@ -42,6 +46,20 @@ export async function startFlakyUpstream(): Promise<FlakyUpstream> {
   const peaks = new Map<string, number>();
   /** Per key, the running failure budget that spreads failures evenly. */
   const debt = new Map<string, number>();
+  /** Per key, what lets the held requests go. */
+  const gates = new Map<string, { opened: Promise<void>; open: () => void }>();
+  const gate = (key: string) => {
+    let g = gates.get(key);
+    if (!g) {
+      let open = () => {};
+      const opened = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      g = { opened, open };
+      gates.set(key, g);
+    }
+    return g.opened;
+  };
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     for await (const _ of req) {
@@ -54,6 +72,7 @@ export async function startFlakyUpstream(): Promise<FlakyUpstream> {
     peaks.set(key, Math.max(peaks.get(key) ?? 0, now));
     try {
       const b = behaviour.get(key) ?? {};
+      if (b.hold) await gate(key);
       if (b.latencyMs) await new Promise((r) => setTimeout(r, b.latencyMs));
       const owed = (debt.get(key) ?? 0) + (b.failShare ?? 0);
       const fail = owed >= 1 - 1e-9;
@@ -74,6 +93,11 @@ export async function startFlakyUpstream(): Promise<FlakyUpstream> {
     },
     count: (key) => counts.get(key) ?? 0,
     peak: (key) => peaks.get(key) ?? 0,
+    release: (key) => {
+      behaviour.set(key, { ...behaviour.get(key), hold: false });
+      gates.get(key)?.open();
+      gates.delete(key);
+    },
     reset: () => {
       counts.clear();
       peaks.clear();

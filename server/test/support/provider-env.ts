@@ -9,6 +9,10 @@ import { startServer, type TestServer } from './server.ts';
 export interface Prices {
   models: Record<string, { ratio: number; completion: number }>;
   group: number;
+  /** Cache-read and cache-write ratios of every model above (recorded answers carry cache tokens). */
+  cache?: { read: number; write: number };
+  /** A fixed price per call, for the models billed per image. */
+  perCall?: Record<string, number>;
 }
 
 /**
@@ -30,6 +34,12 @@ export async function providerEnv(prices: Prices) {
     JSON.stringify(Object.fromEntries(entries.map(([m, p]) => [m, p.completion]))),
   );
   await ctx.options.set('GroupRatio', JSON.stringify({ default: prices.group }));
+  const everyModel = (n: number) => JSON.stringify(Object.fromEntries(entries.map(([m]) => [m, n])));
+  if (prices.cache) {
+    await ctx.options.set('CacheRatio', everyModel(prices.cache.read));
+    await ctx.options.set('CreateCacheRatio', everyModel(prices.cache.write));
+  }
+  if (prices.perCall) await ctx.options.set('ModelPrice', JSON.stringify(prices.perCall));
   const user = await seedUser(ctx, { quota: START });
   const token = await seedToken(ctx, { userId: user.id, remain: START });
 
@@ -66,10 +76,16 @@ export async function providerEnv(prices: Prices) {
         .select(['remain_quota', 'used_quota'])
         .where('id', '=', token.id)
         .executeTakeFirstOrThrow();
-      return { user: Number(u.quota), token: Number(t.remain_quota) };
+      return {
+        user: Number(u.quota),
+        token: Number(t.remain_quota),
+        userUsed: Number(u.used_quota),
+        tokenUsed: Number(t.used_quota),
+      };
     },
 
     async lastLogId(): Promise<number> {
+      await flushLedger(ctx);
       const row = await ctx.logDb.db
         .selectFrom('logs')
         .select((eb) => eb.fn.max('id').as('id'))
@@ -95,7 +111,14 @@ export async function charged<T>(env: ProviderEnv, call: () => Promise<T>) {
   const rows = await env.logsAfter(logId);
   const after = await env.balances();
   if (rows.length !== 1) throw new Error(`expected one log row, got ${rows.length}`);
-  return { result, log: rows[0], user: before.user - after.user, token: before.token - after.token };
+  return {
+    result,
+    log: rows[0],
+    user: before.user - after.user,
+    token: before.token - after.token,
+    userUsed: after.userUsed - before.userUsed,
+    tokenUsed: after.tokenUsed - before.tokenUsed,
+  };
 }
 
 /** The error a client call threw (status and message), or null when it succeeded. */

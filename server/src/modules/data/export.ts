@@ -5,7 +5,7 @@ import { bulkInsert } from '../../db/bulk-insert.ts';
 import type { Db } from '../../db/index.ts';
 import type { Database, LogHourlyTable, QuotaDataTable } from '../../db/schema.ts';
 import { type HourlyMark, readHourlyMark, writeHourlyMark } from './mark.ts';
-import { mergeInto, readInSlices } from './slices.ts';
+import { mergeInto, readInSlices, slicePaceFor } from './slices.ts';
 
 const HOUR = 3600;
 /** quota_data buckets per transaction in the first build. */
@@ -76,6 +76,7 @@ export async function exportQuotaData(
   const users = new Map<string, Insertable<QuotaDataTable>>();
   const models = new Map<string, LogHourlyTable>();
   const end = Math.max(now, Number(newest?.t ?? 0));
+  const pace = slicePaceFor(ctx.logDb.dialect);
   await readInSlices(quotaSince, end, async (from, to) => {
     const rows = await consumed(from, to)
       .select((eb) => [
@@ -103,7 +104,7 @@ export async function exportQuotaData(
       };
       mergeInto(users, `${row.user_id}\u0000${row.model_name}\u0000${row.created_at}`, row, PER_USER_SUMS);
     }
-  });
+  }, pace);
   await readInSlices(since, end, async (from, to) => {
     const rows = await consumed(from, to)
       .select((eb) => [
@@ -131,7 +132,7 @@ export async function exportQuotaData(
       };
       mergeInto(models, `${row.model_name}\u0000${row.channel_id}\u0000${row.created_at}`, row, PER_MODEL_SUMS);
     }
-  });
+  }, pace);
   const perUser = [...users.values()];
   const perModel = [...models.values()];
 

@@ -3,16 +3,24 @@
  * `created_at` is read in consecutive slices sized so each query takes about `budgetMs`, with a turn of the
  * event loop between slices. On SQLite (whose driver runs queries on the main thread) one large GROUP BY over
  * hundreds of thousands of rows held the loop for seconds; sliced, no query holds it longer than about the
- * budget, and on the other engines the slices cost only more round trips.
+ * budget. PostgreSQL and MySQL run the query in their own process, so the time it takes does not hold the loop:
+ * there a slice is a fixed day (a bounded result), whatever the machine's speed; pacing them by time made a busy
+ * machine shrink the slices to a minute and send thousands of queries.
  */
 export interface SlicePace {
   /** Seconds of `created_at` in the first slice. */
   firstStep: number;
   minStep: number;
+  maxStep: number;
   budgetMs: number;
 }
 
-export const DEFAULT_SLICES: SlicePace = { firstStep: 3600, minStep: 60, budgetMs: 8 };
+export const DEFAULT_SLICES: SlicePace = { firstStep: 3600, minStep: 60, maxStep: Infinity, budgetMs: 8 };
+const DAY = 86_400;
+export const DAY_SLICES: SlicePace = { firstStep: DAY, minStep: DAY, maxStep: DAY, budgetMs: Infinity };
+
+/** The pace for a database: time-budgeted where the query runs on this thread (SQLite), a day elsewhere. */
+export const slicePaceFor = (dialect: string): SlicePace => (dialect === 'sqlite' ? DEFAULT_SLICES : DAY_SLICES);
 
 export const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -37,7 +45,7 @@ export async function readInSlices(
     from = to;
     const took = performance.now() - started;
     if (took > pace.budgetMs) step = Math.max(pace.minStep, Math.floor(step / 2));
-    else if (took < pace.budgetMs / 4) step *= 2;
+    else if (took < pace.budgetMs / 4) step = Math.min(pace.maxStep, step * 2);
     await tick();
   }
 }

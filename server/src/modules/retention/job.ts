@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.ts';
-import { DEFAULT_PACE, type PurgePace, type PurgeSource, purgeInBatches } from './purge.ts';
+import { DEFAULT_PACE, type PurgePace, type PurgeSource, purgeInBatches, type Rest } from './purge.ts';
 import { expiredAudit, expiredLogs, finishedTasks } from './targets.ts';
 
 const DAY = 86_400;
@@ -30,7 +30,7 @@ export interface RetentionResult {
  */
 export async function runRetention(
   ctx: AppContext,
-  opts: { nowSec?: number; stopped?: () => boolean; pace?: PurgePace } = {},
+  opts: { nowSec?: number; stopped?: () => boolean; pace?: PurgePace; rest?: Rest } = {},
 ): Promise<RetentionResult> {
   const now = opts.nowSec ?? Math.floor(Date.now() / 1000);
   const stopped = opts.stopped ?? (() => false);
@@ -41,7 +41,7 @@ export async function runRetention(
   const result: RetentionResult = { logs: 0, midjourneys: 0, tasks: 0, audit: 0 };
   const purge = async (name: keyof RetentionResult, source: PurgeSource) => {
     const started = performance.now();
-    result[name] = await purgeInBatches(source, stopped, pace);
+    result[name] = await purgeInBatches(source, stopped, pace, opts.rest);
     if (result[name] > 0)
       ctx.log.info(
         { table: name, deleted: result[name], ms: Math.round(performance.now() - started) },

@@ -31,11 +31,18 @@ export interface PurgeSource {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Deletes expired rows batch by batch until none is left or `stopped()` says so; returns how many went. */
+/** The wait between two batches; `ms` is what the pace asks for. */
+export type Rest = (ms: number) => Promise<unknown>;
+
+/**
+ * Deletes expired rows batch by batch until none is left or `stopped()` says so; returns how many went. `rest`
+ * is the wait between batches (a test may also wait there for what must happen between them).
+ */
 export async function purgeInBatches(
   source: PurgeSource,
   stopped: () => boolean,
   pace: PurgePace = DEFAULT_PACE,
+  rest: Rest = sleep,
 ): Promise<number> {
   let batch = pace.firstBatch;
   let deleted = 0;
@@ -49,7 +56,7 @@ export async function purgeInBatches(
     // Aim the next batch at the time budget: halve when over it, grow when well under it.
     if (took > pace.budgetMs) batch = Math.max(pace.minBatch, Math.floor(batch / 2));
     else if (took < pace.budgetMs / 2) batch = Math.min(pace.maxBatch, batch * 2);
-    await sleep(Math.max(pace.minRestMs, took * pace.restFactor));
+    await rest(Math.max(pace.minRestMs, took * pace.restFactor));
   }
   return deleted;
 }

@@ -113,7 +113,7 @@ export class Router {
     let until = Number.POSITIVE_INFINITY;
     for (const t of tiers)
       for (const c of t.channels) until = Math.min(until, this.breakers.circuit(c.id)?.until ?? until);
-    const wait = Number.isFinite(until) ? Math.max(1, Math.ceil(until - Date.now() / 1000)) : 1;
+    const wait = Number.isFinite(until) ? Math.max(1, Math.ceil(until - this.breakers.now() / 1000)) : 1;
     return new RelayError(
       503,
       `every channel for model ${model} in group ${group} is paused after upstream errors (circuit breaker open); try again in ${wait} s`,

@@ -37,7 +37,8 @@ export class ChannelBreakers {
     private settings: BreakerSettings,
     /** Told about every transition this instance makes (to share it). */
     private readonly onTransition: (e: BreakerEvent) => void = () => {},
-    private readonly now: () => number = Date.now,
+    /** The clock cool-downs and the window are read from (epoch ms); a test may replace it. */
+    public now: () => number = Date.now,
   ) {}
 
   configure(next: BreakerSettings): void {
