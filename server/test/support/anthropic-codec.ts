@@ -11,6 +11,7 @@ import type {
 } from '../../src/relay/formats/hub.ts';
 import { RelayError } from '../../src/relay/relay-error.ts';
 import { cannedUpstream } from './canned-upstream.ts';
+import { foldEvents } from './codec-answers.ts';
 export const ctx: CodecContext = { model: 'gateway-model', stream: false, requestId: 'req-test' };
 export const streamCtx: CodecContext = { ...ctx, stream: true };
 
@@ -75,31 +76,16 @@ export const answerOfResponse = (r: HubResponse): Answer => ({
   usage: r.usage,
 });
 
-export function answerOfEvents(events: HubEvent[]): Answer {
-  const a = emptyAnswer();
-  const calls = new Map<number, Call>();
-  for (const e of events) {
-    if (e.type === 'start') a.id = e.id;
-    else if (e.type === 'text') a.text += e.text;
-    else if (e.type === 'thinking') a.thinking += e.text;
-    else if (e.type === 'thinking_signature') a.signatures.push(`${e.format}:${e.signature}`);
-    else if (e.type === 'redacted_thinking') a.redacted.push(e.data);
-    else if (e.type === 'opaque') a.opaque.push(e.value);
-    else if (e.type === 'tool_call') calls.set(e.index, { id: e.id, name: e.name, args: '' });
-    else if (e.type === 'tool_args') {
-      const c = calls.get(e.index);
-      if (!c) throw new Error(`tool_args for unopened call ${e.index}`);
-      c.args += e.delta;
-    } else if (e.type === 'usage') a.usage = e.usage;
-    else if (e.type === 'finish') {
-      if (a.stop) throw new Error('finish came twice');
-      a.stop = e.stop;
-      if (e.stopSequence) a.stopSequence = e.stopSequence;
-    }
-  }
-  a.calls = [...calls.values()];
-  return a;
-}
+export const answerOfEvents = (events: HubEvent[]): Answer =>
+  foldEvents(events, emptyAnswer(), {
+    call: (e) => ({ id: e.id, name: e.name, args: '' }),
+    other(a, e) {
+      if (e.type === 'thinking_signature') a.signatures.push(`${e.format}:${e.signature}`);
+      else if (e.type === 'redacted_thinking') a.redacted.push(e.data);
+      else if (e.type === 'opaque') a.opaque.push(e.value);
+      else if (e.type === 'finish' && e.stopSequence) a.stopSequence = e.stopSequence;
+    },
+  });
 
 /** Replays a recorded stream through the decoder as Anthropic frames it (event name = the payload's type). */
 export function decodeLines(lines: string[]): HubEvent[] {

@@ -10,23 +10,11 @@ import type {
   HubUsage,
 } from '../../src/relay/formats/hub.ts';
 import { cannedUpstream } from './canned-upstream.ts';
+import { foldEvents, usage } from './codec-answers.ts';
 export const ctx: CodecContext = { model: 'gateway-model', stream: false, requestId: 'req-test' };
 export const streamCtx: CodecContext = { ...ctx, stream: true, includeUsage: true };
 
-export const usage = (
-  input: number,
-  output: number,
-  cacheRead = 0,
-  reasoning = 0,
-  cacheWrite = 0,
-): HubUsage => ({
-  input,
-  output,
-  cacheRead,
-  cacheWrite,
-  cacheWrite1h: 0,
-  reasoning,
-});
+export { usage };
 
 export interface Call {
   id: string;
@@ -63,28 +51,13 @@ export const answerOfResponse = (r: HubResponse): Answer => ({
   usage: r.usage,
 });
 
-export function answerOfEvents(events: HubEvent[]): Answer {
-  const a: Answer = { text: '', thinking: '', refusal: '', calls: [] };
-  const calls = new Map<number, Call>();
-  for (const e of events) {
-    if (e.type === 'start') a.id = e.id;
-    else if (e.type === 'text') a.text += e.text;
-    else if (e.type === 'thinking') a.thinking += e.text;
-    else if (e.type === 'refusal') a.refusal += e.text;
-    else if (e.type === 'tool_call') calls.set(e.index, { id: e.id, name: e.name, args: '' });
-    else if (e.type === 'tool_args') {
-      const c = calls.get(e.index);
-      if (!c) throw new Error(`tool_args for unopened call ${e.index}`);
-      c.args += e.delta;
-    } else if (e.type === 'usage') a.usage = e.usage;
-    else if (e.type === 'finish') {
-      if (a.stop) throw new Error('finish came twice');
-      a.stop = e.stop;
-    }
-  }
-  a.calls = [...calls.values()];
-  return a;
-}
+export const answerOfEvents = (events: HubEvent[]): Answer =>
+  foldEvents(events, { text: '', thinking: '', refusal: '', calls: [] } as Answer, {
+    call: (e) => ({ id: e.id, name: e.name, args: '' }),
+    other(a, e) {
+      if (e.type === 'refusal') a.refusal += e.text;
+    },
+  });
 
 /** Replays a recorded stream through the decoder as the upstream frames it (each line, then [DONE]). */
 export function decodeLines(lines: string[], done = true): HubEvent[] {

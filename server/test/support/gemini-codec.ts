@@ -11,24 +11,12 @@ import type {
   HubUsage,
 } from '../../src/relay/formats/hub.ts';
 import { cannedUpstream } from './canned-upstream.ts';
+import { foldEvents, usage } from './codec-answers.ts';
 export const ctx: CodecContext = { model: 'gemini-2.5-flash', stream: false, requestId: 'req-test' };
 export const streamCtx: CodecContext = { ...ctx, stream: true };
 export const DIR = 'google/generate-content/';
 
-export const usage = (
-  input: number,
-  output: number,
-  cacheRead = 0,
-  reasoning = 0,
-  cacheWrite = 0,
-): HubUsage => ({
-  input,
-  output,
-  cacheRead,
-  cacheWrite,
-  cacheWrite1h: 0,
-  reasoning,
-});
+export { usage };
 
 export interface Call {
   id: string;
@@ -75,36 +63,15 @@ export const answerOfResponse = (r: HubResponse): Answer => ({
   ...(r.promptBlocked ? { promptBlocked: r.promptBlocked } : {}),
 });
 
-export function answerOfEvents(events: HubEvent[]): Answer {
-  const a: Answer = { text: '', thinking: '', signatures: [], calls: [] };
-  const calls = new Map<number, Call>();
-  for (const e of events) {
-    if (e.type === 'start') a.id = e.id;
-    else if (e.type === 'text' || e.type === 'refusal') a.text += e.text;
-    else if (e.type === 'thinking') a.thinking += e.text;
-    else if (e.type === 'thinking_signature') a.signatures.push(e.signature);
-    else if (e.type === 'tool_call') {
-      if (calls.has(e.index)) throw new Error(`tool_call ${e.index} opened twice`);
-      calls.set(e.index, {
-        id: e.id,
-        name: e.name,
-        args: '',
-        ...(e.signature ? { signature: e.signature } : {}),
-      });
-    } else if (e.type === 'tool_args') {
-      const c = calls.get(e.index);
-      if (!c) throw new Error(`tool_args for unopened call ${e.index}`);
-      c.args += e.delta;
-    } else if (e.type === 'usage') a.usage = e.usage;
-    else if (e.type === 'finish') {
-      if (a.stop) throw new Error('finish came twice');
-      a.stop = e.stop;
-      if (e.promptBlocked) a.promptBlocked = e.promptBlocked;
-    }
-  }
-  a.calls = [...calls.values()];
-  return a;
-}
+export const answerOfEvents = (events: HubEvent[]): Answer =>
+  foldEvents(events, { text: '', thinking: '', signatures: [], calls: [] } as Answer, {
+    call: (e) => ({ id: e.id, name: e.name, args: '', ...(e.signature ? { signature: e.signature } : {}) }),
+    other(a, e) {
+      if (e.type === 'refusal') a.text += e.text;
+      else if (e.type === 'thinking_signature') a.signatures.push(e.signature);
+      else if (e.type === 'finish' && e.promptBlocked) a.promptBlocked = e.promptBlocked;
+    },
+  });
 
 /** Replays recorded chunk payloads through the decoder, one SSE event each. */
 export function decodeLines(lines: string[]): HubEvent[] {

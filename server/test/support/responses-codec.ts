@@ -10,19 +10,13 @@ import type {
 } from '../../src/relay/formats/hub.ts';
 import { responsesCodec } from '../../src/relay/formats/responses/index.ts';
 import { cannedUpstream } from './canned-upstream.ts';
+import { foldEvents, usage } from './codec-answers.ts';
 import { fixtureChunks } from './fixtures.ts';
 export const ctx: CodecContext = { model: 'gateway-model', stream: false, requestId: 'req-test' };
 export const streamCtx: CodecContext = { ...ctx, stream: true };
 export const DIR = 'openai/responses';
 
-export const usage = (input: number, output: number, cacheRead = 0, reasoning = 0): HubUsage => ({
-  input,
-  output,
-  cacheRead,
-  cacheWrite: 0,
-  cacheWrite1h: 0,
-  reasoning,
-});
+export { usage };
 
 export interface Call {
   id: string;
@@ -75,31 +69,15 @@ export const answerOfResponse = (r: HubResponse): Answer => ({
   usage: r.usage,
 });
 
-export function answerOfEvents(events: HubEvent[]): Answer {
-  const a = emptyAnswer();
-  const calls = new Map<number, Call>();
-  for (const e of events) {
-    if (e.type === 'start') a.id = e.id;
-    else if (e.type === 'text') a.text += e.text;
-    else if (e.type === 'thinking') a.thinking += e.text;
-    else if (e.type === 'thinking_signature') a.signatures.push(e.signature);
-    else if (e.type === 'refusal') a.refusal += e.text;
-    else if (e.type === 'opaque') a.opaque.push((e.value as any).type);
-    else if (e.type === 'tool_call')
-      calls.set(e.index, { id: e.id, name: e.name, args: '', ...(e.custom ? { custom: true } : {}) });
-    else if (e.type === 'tool_args') {
-      const c = calls.get(e.index);
-      if (!c) throw new Error(`tool_args for unopened call ${e.index}`);
-      c.args += e.delta;
-    } else if (e.type === 'usage') a.usage = e.usage;
-    else if (e.type === 'finish') {
-      if (a.stop) throw new Error('finish came twice');
-      a.stop = e.stop;
-    }
-  }
-  a.calls = [...calls.values()];
-  return a;
-}
+export const answerOfEvents = (events: HubEvent[]): Answer =>
+  foldEvents(events, emptyAnswer(), {
+    call: (e) => ({ id: e.id, name: e.name, args: '', ...(e.custom ? { custom: true } : {}) }),
+    other(a, e) {
+      if (e.type === 'thinking_signature') a.signatures.push(e.signature);
+      else if (e.type === 'refusal') a.refusal += e.text;
+      else if (e.type === 'opaque') a.opaque.push((e.value as any).type);
+    },
+  });
 
 /** Replays a recorded stream through the decoder, one event at a time. */
 export function decodeLines(lines: string[]): HubEvent[] {

@@ -1,0 +1,63 @@
+import type { HubEvent, HubStop, HubUsage } from '../../src/relay/formats/hub.ts';
+
+/** Usage as the codecs report it (no one-hour cache writes in these tests). */
+export const usage = (
+  input: number,
+  output: number,
+  cacheRead = 0,
+  reasoning = 0,
+  cacheWrite = 0,
+): HubUsage => ({
+  input,
+  output,
+  cacheRead,
+  cacheWrite,
+  cacheWrite1h: 0,
+  reasoning,
+});
+
+/** What every format's tests read of an answer alike. */
+interface AnswerBase<C> {
+  id?: string;
+  text: string;
+  thinking: string;
+  calls: C[];
+  stop?: HubStop;
+  usage?: HubUsage;
+}
+
+type ToolCallEvent = Extract<HubEvent, { type: 'tool_call' }>;
+
+/**
+ * Folds decoded stream events into what a client would see, the same way for every format: the start's id,
+ * text and thinking, each call opened once and then its arguments appended, usage, a single finish. A format
+ * makes its calls from their opening event (`call`) and reads the rest its own way (`other`: refusals,
+ * signatures, opaque items, and the finish's extras after the stop is set).
+ */
+export function foldEvents<C extends { args: string }, A extends AnswerBase<C>>(
+  events: HubEvent[],
+  a: A,
+  format: { call(e: ToolCallEvent): C; other?(a: A, e: HubEvent): void },
+): A {
+  const calls = new Map<number, C>();
+  for (const e of events) {
+    if (e.type === 'start') a.id = e.id;
+    else if (e.type === 'text') a.text += e.text;
+    else if (e.type === 'thinking') a.thinking += e.text;
+    else if (e.type === 'tool_call') {
+      if (calls.has(e.index)) throw new Error(`tool_call ${e.index} opened twice`);
+      calls.set(e.index, format.call(e));
+    } else if (e.type === 'tool_args') {
+      const c = calls.get(e.index);
+      if (!c) throw new Error(`tool_args for unopened call ${e.index}`);
+      c.args += e.delta;
+    } else if (e.type === 'usage') a.usage = e.usage;
+    else if (e.type === 'finish') {
+      if (a.stop) throw new Error('finish came twice');
+      a.stop = e.stop;
+    }
+    format.other?.(a, e);
+  }
+  a.calls = [...calls.values()];
+  return a;
+}
