@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { beforeAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import { anthropicCodec } from '../../src/relay/formats/anthropic/index.ts';
 import type {
   CodecContext,
@@ -10,7 +10,7 @@ import type {
   HubUsage,
 } from '../../src/relay/formats/hub.ts';
 import { RelayError } from '../../src/relay/relay-error.ts';
-import { cannedUpstream } from './canned-upstream.ts';
+import { sdkOnCannedUpstream } from './canned-upstream.ts';
 import { foldEvents } from './codec-answers.ts';
 export const ctx: CodecContext = { model: 'gateway-model', stream: false, requestId: 'req-test' };
 export const streamCtx: CodecContext = { ...ctx, stream: true };
@@ -181,21 +181,18 @@ export const badRequestOf = (body: Record<string, unknown>): RelayError => {
 
 /** The official Anthropic client, reading what the encoder wrote from a loopback upstream. */
 export function anthropicClient() {
-  const upstream = cannedUpstream();
-  const sdk = { client: undefined as unknown as Anthropic };
-  beforeAll(() => {
-    sdk.client = new Anthropic({ apiKey: 'sk-ant-test', baseURL: upstream.url, maxRetries: 0 });
-  });
+  const { sdk, upstream, serveStream } = sdkOnCannedUpstream(
+    (url) => new Anthropic({ apiKey: 'sk-ant-test', baseURL: url, maxRetries: 0 }),
+    (events) => {
+      const body = encodeEvents(events);
+      checkBlocks(body);
+      return body;
+    },
+  );
   const params = {
     model: 'gateway-model',
     max_tokens: 1024,
     messages: [{ role: 'user' as const, content: 'hi' }],
-  };
-  const serveStream = (events: HubEvent[]) => {
-    const body = encodeEvents(events);
-    checkBlocks(body);
-    upstream.reply = { status: 200, type: 'text/event-stream', body };
-    return body;
   };
   const finalOf = (events: HubEvent[]) => {
     serveStream(events);

@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { beforeAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import { chatCodec } from '../../src/relay/formats/chat/index.ts';
 import type {
   CodecContext,
@@ -9,7 +9,7 @@ import type {
   HubStop,
   HubUsage,
 } from '../../src/relay/formats/hub.ts';
-import { cannedUpstream } from './canned-upstream.ts';
+import { sdkOnCannedUpstream } from './canned-upstream.ts';
 import { foldEvents, usage } from './codec-answers.ts';
 export const ctx: CodecContext = { model: 'gateway-model', stream: false, requestId: 'req-test' };
 export const streamCtx: CodecContext = { ...ctx, stream: true, includeUsage: true };
@@ -87,15 +87,11 @@ export const sseData = (sse: string) =>
 
 /** The official openai client's Chat Completions, reading what the encoder wrote from a loopback upstream. */
 export function chatClient() {
-  const upstream = cannedUpstream();
-  const sdk = { client: undefined as unknown as OpenAI };
-  beforeAll(() => {
-    sdk.client = new OpenAI({ apiKey: 'sk-test', baseURL: `${upstream.url}/v1`, maxRetries: 0 });
-  });
+  const { sdk, upstream, serveStream } = sdkOnCannedUpstream(
+    (url) => new OpenAI({ apiKey: 'sk-test', baseURL: `${url}/v1`, maxRetries: 0 }),
+    (events) => encodeEvents(events),
+  );
   const params = { model: 'gateway-model', messages: [{ role: 'user' as const, content: 'hi' }] };
-  const serveStream = (events: HubEvent[]) => {
-    upstream.reply = { status: 200, type: 'text/event-stream', body: encodeEvents(events) };
-  };
   const finalOf = (events: HubEvent[]) => {
     serveStream(events);
     return sdk.client.chat.completions

@@ -1,5 +1,5 @@
 import { GoogleGenAI } from '@google/genai';
-import { beforeAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import { geminiCodec } from '../../src/relay/formats/gemini/index.ts';
 import type {
   CodecContext,
@@ -10,7 +10,7 @@ import type {
   HubStop,
   HubUsage,
 } from '../../src/relay/formats/hub.ts';
-import { cannedUpstream } from './canned-upstream.ts';
+import { sdkOnCannedUpstream } from './canned-upstream.ts';
 import { foldEvents, usage } from './codec-answers.ts';
 export const ctx: CodecContext = { model: 'gemini-2.5-flash', stream: false, requestId: 'req-test' };
 export const streamCtx: CodecContext = { ...ctx, stream: true };
@@ -120,22 +120,18 @@ export const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 5, 5, 5, 5]).toString('b
 
 /** The official @google/genai client, reading what the encoder wrote from a loopback upstream. */
 export function geminiClient() {
-  const upstream = cannedUpstream();
-  const sdk = { ai: undefined as unknown as GoogleGenAI };
-  beforeAll(() => {
-    sdk.ai = new GoogleGenAI({ apiKey: 'test-key', httpOptions: { baseUrl: upstream.url } });
-  });
+  const { sdk, upstream, serveStream } = sdkOnCannedUpstream(
+    (url) => new GoogleGenAI({ apiKey: 'test-key', httpOptions: { baseUrl: url } }),
+    (events) => encodeEvents(events),
+  );
   const model = 'gemini-2.5-flash';
   const contents = 'hi';
   const serveJson = (body: unknown, status = 200) => {
     upstream.reply = { status, type: 'application/json', body: JSON.stringify(body) };
   };
-  const serveStream = (events: HubEvent[]) => {
-    upstream.reply = { status: 200, type: 'text/event-stream', body: encodeEvents(events) };
-  };
   const streamed = async () => {
     const out: any[] = [];
-    for await (const c of await sdk.ai.models.generateContentStream({ model, contents })) out.push(c);
+    for await (const c of await sdk.client.models.generateContentStream({ model, contents })) out.push(c);
     return out;
   };
   const start: HubEvent = { type: 'start', id: 'msg_01abc', model: 'claude-sonnet-4-5', created: 1770000000 };

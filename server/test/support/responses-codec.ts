@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { beforeAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import type {
   CodecContext,
   HubEvent,
@@ -9,7 +9,7 @@ import type {
   HubUsage,
 } from '../../src/relay/formats/hub.ts';
 import { responsesCodec } from '../../src/relay/formats/responses/index.ts';
-import { cannedUpstream } from './canned-upstream.ts';
+import { sdkOnCannedUpstream } from './canned-upstream.ts';
 import { foldEvents, usage } from './codec-answers.ts';
 import { fixtureChunks } from './fixtures.ts';
 export const ctx: CodecContext = { model: 'gateway-model', stream: false, requestId: 'req-test' };
@@ -187,18 +187,16 @@ export function checkLifecycle(frames: any[]) {
 
 /** The official openai client's Responses API, reading what the encoder wrote from a loopback upstream. */
 export function responsesClient() {
-  const upstream = cannedUpstream();
-  const sdk = { client: undefined as unknown as OpenAI };
-  beforeAll(() => {
-    sdk.client = new OpenAI({ apiKey: 'sk-test', baseURL: `${upstream.url}/v1`, maxRetries: 0 });
-  });
+  const { sdk, upstream, serveStream } = sdkOnCannedUpstream(
+    (url) => new OpenAI({ apiKey: 'sk-test', baseURL: `${url}/v1`, maxRetries: 0 }),
+    (events) => {
+      const sse = encodeEvents(events);
+      checkLifecycle(sseEvents(sse));
+      return sse;
+    },
+  );
   const params = { model: 'gateway-model', input: 'hi' };
   const start: HubEvent = { type: 'start', id: 'msg_01abc', model: 'claude-sonnet-4-5', created: 1770000000 };
-  const serveStream = (events: HubEvent[]) => {
-    const sse = encodeEvents(events);
-    checkLifecycle(sseEvents(sse));
-    upstream.reply = { status: 200, type: 'text/event-stream', body: sse };
-  };
   const finalOf = (events: HubEvent[]) => {
     serveStream(events);
     return sdk.client.responses.stream(params).finalResponse();
