@@ -4,28 +4,19 @@ import { geminiCodec } from '../src/relay/formats/gemini/index.ts';
 import type { HubResponse } from '../src/relay/formats/hub.ts';
 import { fixtureChunks } from './support/fixtures.ts';
 import { ctx, DIR, decodeLines, geminiClient, usage } from './support/gemini-codec.ts';
+import { claudeAnswerHead, signedThinking, twoCalls } from './support/hub-answers.ts';
 
 describe('gemini codec: encoder output through the official @google/genai client', () => {
   const { sdk, upstream, model, contents, serveJson, serveStream, streamed, start } = geminiClient();
 
   it('a plain answer with thinking, text and two tool calls (one with a Gemini signature)', async () => {
     const hub: HubResponse = {
-      id: 'msg_01abc',
-      model: 'claude-sonnet-4-5',
-      created: 1770000000,
+      ...claudeAnswerHead(),
       parts: [
-        { type: 'thinking', text: 'Let me look.', signature: 'anthropic-sig', signatureFormat: 'anthropic' },
+        signedThinking(),
         { type: 'text', text: 'Checking both.' },
         { type: 'refusal', text: '' },
-        { type: 'tool_call', id: 'toolu_1', name: 'weather', args: '{"city":"Paris"}' },
-        {
-          type: 'tool_call',
-          id: 'fc_2',
-          name: 'time',
-          args: '',
-          signature: 'gem-sig',
-          signatureFormat: 'gemini',
-        },
+        ...twoCalls(),
       ],
       stop: 'tool_calls',
       usage: usage(100, 40, 60, 10, 20),
