@@ -11,7 +11,7 @@ import type {
 } from '../../src/relay/formats/hub.ts';
 import { RelayError } from '../../src/relay/relay-error.ts';
 import { sdkOnCannedUpstream } from './canned-upstream.ts';
-import { foldEvents } from './codec-answers.ts';
+import { decodeWith, encodeWith, foldEvents } from './codec-answers.ts';
 export const ctx: CodecContext = { model: 'gateway-model', stream: false, requestId: 'req-test' };
 export const streamCtx: CodecContext = { ...ctx, stream: true };
 
@@ -89,20 +89,16 @@ export const answerOfEvents = (events: HubEvent[]): Answer =>
 
 /** Replays a recorded stream through the decoder as Anthropic frames it (event name = the payload's type). */
 export function decodeLines(lines: string[]): HubEvent[] {
-  const dec = anthropicCodec.streamDecoder(streamCtx);
-  const events: HubEvent[] = [];
-  for (const line of lines) {
-    const type = JSON.parse(line).type;
-    events.push(...dec.push({ event: type, data: line }));
-  }
-  events.push(...dec.end());
-  return events;
+  return decodeWith(
+    anthropicCodec,
+    streamCtx,
+    lines.map((data) => ({ event: JSON.parse(data).type, data })),
+  );
 }
 
 /** Runs hub events through the encoder and returns its SSE bytes. */
 export function encodeEvents(events: HubEvent[], c: CodecContext = streamCtx): string {
-  const enc = anthropicCodec.streamEncoder(c);
-  return events.map((e) => enc.push(e)).join('') + enc.end();
+  return encodeWith(anthropicCodec, events, c);
 }
 
 /** The frames of SSE text as {event, payload}, checking each frame's event name equals its payload type. */

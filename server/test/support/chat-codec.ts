@@ -1,5 +1,4 @@
 import OpenAI from 'openai';
-import { expect } from 'vitest';
 import { chatCodec } from '../../src/relay/formats/chat/index.ts';
 import type {
   CodecContext,
@@ -10,7 +9,7 @@ import type {
   HubUsage,
 } from '../../src/relay/formats/hub.ts';
 import { sdkOnCannedUpstream } from './canned-upstream.ts';
-import { foldEvents, usage } from './codec-answers.ts';
+import { decodeWith, encodeWith, foldEvents, sseDataOf, usage } from './codec-answers.ts';
 export const ctx: CodecContext = { model: 'gateway-model', stream: false, requestId: 'req-test' };
 export const streamCtx: CodecContext = { ...ctx, stream: true, includeUsage: true };
 
@@ -61,29 +60,17 @@ export const answerOfEvents = (events: HubEvent[]): Answer =>
 
 /** Replays a recorded stream through the decoder as the upstream frames it (each line, then [DONE]). */
 export function decodeLines(lines: string[], done = true): HubEvent[] {
-  const dec = chatCodec.streamDecoder(streamCtx);
-  const events: HubEvent[] = [];
-  for (const line of lines) events.push(...dec.push({ data: line }));
-  if (done) events.push(...dec.push({ data: '[DONE]' }));
-  events.push(...dec.end());
-  return events;
+  const frames = lines.map((data) => ({ data }));
+  return decodeWith(chatCodec, streamCtx, done ? [...frames, { data: '[DONE]' }] : frames);
 }
 
 /** Runs hub events through the encoder and returns its SSE bytes. */
 export function encodeEvents(events: HubEvent[], c: CodecContext = streamCtx): string {
-  const enc = chatCodec.streamEncoder(c);
-  return events.map((e) => enc.push(e)).join('') + enc.end();
+  return encodeWith(chatCodec, events, c);
 }
 
 /** The data payloads of SSE text. */
-export const sseData = (sse: string) =>
-  sse
-    .split('\n\n')
-    .filter((f) => f.trim())
-    .map((f) => {
-      expect(f.startsWith('data: ')).toBe(true);
-      return f.slice('data: '.length);
-    });
+export const sseData = (sse: string) => sseDataOf(sse, '\n\n');
 
 /** The official openai client's Chat Completions, reading what the encoder wrote from a loopback upstream. */
 export function chatClient() {

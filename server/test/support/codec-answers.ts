@@ -1,4 +1,6 @@
-import type { HubEvent, HubStop, HubUsage } from '../../src/relay/formats/hub.ts';
+import { expect } from 'vitest';
+import type { UpstreamCodec, WireCodec } from '../../src/relay/formats/codec.ts';
+import type { CodecContext, HubEvent, HubStop, HubUsage } from '../../src/relay/formats/hub.ts';
 
 /** Usage as the codecs report it (no one-hour cache writes in these tests). */
 export const usage = (
@@ -61,3 +63,30 @@ export function foldEvents<C extends { args: string }, A extends AnswerBase<C>>(
   a.calls = [...calls.values()];
   return a;
 }
+
+/** Runs hub events through a format's stream encoder and returns its bytes. */
+export function encodeWith(codec: WireCodec, events: HubEvent[], c: CodecContext): string {
+  const enc = codec.streamEncoder(c);
+  return events.map((e) => enc.push(e)).join('') + enc.end();
+}
+
+type Frame = Parameters<ReturnType<UpstreamCodec['streamDecoder']>['push']>[0];
+
+/** Replays SSE frames through a format's stream decoder, then ends it. */
+export function decodeWith(codec: UpstreamCodec, c: CodecContext, frames: Frame[]): HubEvent[] {
+  const dec = codec.streamDecoder(c);
+  const events: HubEvent[] = [];
+  for (const f of frames) events.push(...dec.push(f));
+  events.push(...dec.end());
+  return events;
+}
+
+/** The data payloads of SSE text whose frames end with `separator`, each checked to be a `data:` line. */
+export const sseDataOf = (sse: string, separator: string) =>
+  sse
+    .split(separator)
+    .filter((f) => f.trim())
+    .map((f) => {
+      expect(f.startsWith('data: ')).toBe(true);
+      return f.slice('data: '.length);
+    });

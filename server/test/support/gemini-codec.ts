@@ -1,5 +1,4 @@
 import { GoogleGenAI } from '@google/genai';
-import { expect } from 'vitest';
 import { geminiCodec } from '../../src/relay/formats/gemini/index.ts';
 import type {
   CodecContext,
@@ -11,7 +10,7 @@ import type {
   HubUsage,
 } from '../../src/relay/formats/hub.ts';
 import { sdkOnCannedUpstream } from './canned-upstream.ts';
-import { foldEvents, usage } from './codec-answers.ts';
+import { decodeWith, encodeWith, foldEvents, sseDataOf, usage } from './codec-answers.ts';
 export const ctx: CodecContext = { model: 'gemini-2.5-flash', stream: false, requestId: 'req-test' };
 export const streamCtx: CodecContext = { ...ctx, stream: true };
 export const DIR = 'google/generate-content/';
@@ -75,28 +74,20 @@ export const answerOfEvents = (events: HubEvent[]): Answer =>
 
 /** Replays recorded chunk payloads through the decoder, one SSE event each. */
 export function decodeLines(lines: string[]): HubEvent[] {
-  const dec = geminiCodec.streamDecoder(streamCtx);
-  const events: HubEvent[] = [];
-  for (const line of lines) events.push(...dec.push({ data: line }));
-  events.push(...dec.end());
-  return events;
+  return decodeWith(
+    geminiCodec,
+    streamCtx,
+    lines.map((data) => ({ data })),
+  );
 }
 
 /** Runs hub events through the encoder and returns its bytes. */
 export function encodeEvents(events: HubEvent[], c: CodecContext = streamCtx): string {
-  const enc = geminiCodec.streamEncoder(c);
-  return events.map((e) => enc.push(e)).join('') + enc.end();
+  return encodeWith(geminiCodec, events, c);
 }
 
 /** The data payloads of SSE text framed as Google frames it (CRLF CRLF). */
-export const sseData = (sse: string) =>
-  sse
-    .split('\r\n\r\n')
-    .filter((f) => f.trim())
-    .map((f) => {
-      expect(f.startsWith('data: ')).toBe(true);
-      return f.slice('data: '.length);
-    });
+export const sseData = (sse: string) => sseDataOf(sse, '\r\n\r\n');
 
 export const chunksOf = (sse: string) => sseData(sse).map((p) => JSON.parse(p));
 

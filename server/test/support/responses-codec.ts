@@ -10,7 +10,7 @@ import type {
 } from '../../src/relay/formats/hub.ts';
 import { responsesCodec } from '../../src/relay/formats/responses/index.ts';
 import { sdkOnCannedUpstream } from './canned-upstream.ts';
-import { foldEvents, usage } from './codec-answers.ts';
+import { decodeWith, encodeWith, foldEvents, usage } from './codec-answers.ts';
 import { fixtureChunks } from './fixtures.ts';
 export const ctx: CodecContext = { model: 'gateway-model', stream: false, requestId: 'req-test' };
 export const streamCtx: CodecContext = { ...ctx, stream: true };
@@ -81,17 +81,16 @@ export const answerOfEvents = (events: HubEvent[]): Answer =>
 
 /** Replays a recorded stream through the decoder, one event at a time. */
 export function decodeLines(lines: string[]): HubEvent[] {
-  const dec = responsesCodec.streamDecoder(streamCtx);
-  const events: HubEvent[] = [];
-  for (const line of lines) events.push(...dec.push({ event: JSON.parse(line).type, data: line }));
-  events.push(...dec.end());
-  return events;
+  return decodeWith(
+    responsesCodec,
+    streamCtx,
+    lines.map((data) => ({ event: JSON.parse(data).type, data })),
+  );
 }
 
 /** Runs hub events through the encoder and returns its SSE bytes. */
 export function encodeEvents(events: HubEvent[]): string {
-  const enc = responsesCodec.streamEncoder(streamCtx);
-  return events.map((e) => enc.push(e)).join('') + enc.end();
+  return encodeWith(responsesCodec, events, streamCtx);
 }
 
 /** The events of SSE text, each checked to have an event name equal to its payload's type. */
