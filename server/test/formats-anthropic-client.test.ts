@@ -1,28 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { packCallId } from '../src/relay/formats/common.ts';
 import { anthropicClient, frames, usage } from './support/anthropic-codec.ts';
+import { claudeAnswerHead, signedThinking, twoCalls } from './support/hub-answers.ts';
 
 describe('anthropic codec: encoder output through the official Anthropic client', () => {
   const { sdk, upstream, params, serveStream, finalOf, serveJson, start } = anthropicClient();
 
   it('a whole answer: thinking (signed), text, a tool call with a Gemini signature in its id, usage', async () => {
     serveJson({
-      id: 'msg_01abc',
-      model: 'claude-sonnet-4-5',
-      created: 1770000000,
+      ...claudeAnswerHead(),
       parts: [
-        { type: 'thinking', text: 'Let me look.', signature: 'anthropic-sig', signatureFormat: 'anthropic' },
+        signedThinking(),
         { type: 'text', text: 'Checking both.' },
         { type: 'text', text: '' },
-        { type: 'tool_call', id: 'toolu_1', name: 'weather', args: '{"city":"Paris"}' },
-        {
-          type: 'tool_call',
-          id: 'fc_2',
-          name: 'time',
-          args: '',
-          signature: 'gem-sig',
-          signatureFormat: 'gemini',
-        },
+        ...twoCalls(),
       ],
       stop: 'tool_calls',
       usage: usage(1000, 40, { cacheRead: 600, cacheWrite: 100, cacheWrite1h: 200, reasoning: 10 }),

@@ -4,28 +4,15 @@ import { chatCodec } from '../src/relay/formats/chat/index.ts';
 import { packCallId } from '../src/relay/formats/common.ts';
 import type { HubEvent, HubResponse } from '../src/relay/formats/hub.ts';
 import { chatClient, ctx, encodeEvents, sseData, usage } from './support/chat-codec.ts';
+import { claudeAnswerHead, signedThinking, twoCalls } from './support/hub-answers.ts';
 
 describe('chat codec: encoder output through the official openai client', () => {
   const { sdk, upstream, params, serveStream, finalOf, start } = chatClient();
 
   it('a plain answer with thinking, text and two tool calls (one with a Gemini signature)', async () => {
     const hub: HubResponse = {
-      id: 'msg_01abc',
-      model: 'claude-sonnet-4-5',
-      created: 1770000000,
-      parts: [
-        { type: 'thinking', text: 'Let me look.', signature: 'anthropic-sig', signatureFormat: 'anthropic' },
-        { type: 'text', text: 'Checking both.' },
-        { type: 'tool_call', id: 'toolu_1', name: 'weather', args: '{"city":"Paris"}' },
-        {
-          type: 'tool_call',
-          id: 'fc_2',
-          name: 'time',
-          args: '',
-          signature: 'gem-sig',
-          signatureFormat: 'gemini',
-        },
-      ],
+      ...claudeAnswerHead(),
+      parts: [signedThinking(), { type: 'text', text: 'Checking both.' }, ...twoCalls()],
       stop: 'tool_calls',
       usage: usage(100, 40, 60, 10, 20),
     };

@@ -4,34 +4,25 @@ import { geminiCodec } from '../src/relay/formats/gemini/index.ts';
 import type { HubResponse } from '../src/relay/formats/hub.ts';
 import { fixtureChunks } from './support/fixtures.ts';
 import { ctx, DIR, decodeLines, geminiClient, usage } from './support/gemini-codec.ts';
+import { claudeAnswerHead, signedThinking, twoCalls } from './support/hub-answers.ts';
 
 describe('gemini codec: encoder output through the official @google/genai client', () => {
   const { sdk, upstream, model, contents, serveJson, serveStream, streamed, start } = geminiClient();
 
   it('a plain answer with thinking, text and two tool calls (one with a Gemini signature)', async () => {
     const hub: HubResponse = {
-      id: 'msg_01abc',
-      model: 'claude-sonnet-4-5',
-      created: 1770000000,
+      ...claudeAnswerHead(),
       parts: [
-        { type: 'thinking', text: 'Let me look.', signature: 'anthropic-sig', signatureFormat: 'anthropic' },
+        signedThinking(),
         { type: 'text', text: 'Checking both.' },
         { type: 'refusal', text: '' },
-        { type: 'tool_call', id: 'toolu_1', name: 'weather', args: '{"city":"Paris"}' },
-        {
-          type: 'tool_call',
-          id: 'fc_2',
-          name: 'time',
-          args: '',
-          signature: 'gem-sig',
-          signatureFormat: 'gemini',
-        },
+        ...twoCalls(),
       ],
       stop: 'tool_calls',
       usage: usage(100, 40, 60, 10, 20),
     };
     serveJson(geminiCodec.encodeResponse(hub, ctx));
-    const got = await sdk.ai.models.generateContent({ model, contents });
+    const got = await sdk.client.models.generateContent({ model, contents });
     expect(upstream.seen.at(-1)?.url).toMatch(new RegExp(`^/v1(beta)?/models/${model}:generateContent$`));
     expect(got.responseId).toBe('msg_01abc');
     expect(got.modelVersion).toBe('claude-sonnet-4-5');
@@ -68,7 +59,7 @@ describe('gemini codec: encoder output through the official @google/genai client
         ctx,
       ),
     );
-    const got = await sdk.ai.models.generateContent({ model, contents });
+    const got = await sdk.client.models.generateContent({ model, contents });
     expect(got.promptFeedback?.blockReason).toBe('SAFETY');
     expect(got.candidates).toBeUndefined();
     expect(got.text).toBeUndefined();
@@ -170,7 +161,7 @@ describe('gemini codec: encoder output through the official @google/genai client
       body: { error: { code: status, message: 'went wrong (request id: req-9)', status: name } },
     });
     serveJson(out.body, out.status);
-    const err = await sdk.ai.models.generateContent({ model, contents }).catch((e) => e);
+    const err = await sdk.client.models.generateContent({ model, contents }).catch((e) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err.status).toBe(status);
     expect(JSON.parse(err.message)).toEqual(out.body);
@@ -187,7 +178,7 @@ describe('gemini codec: encoder output through the official @google/genai client
       ),
     );
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]).toString('base64');
-    await sdk.ai.models.generateContent({
+    await sdk.client.models.generateContent({
       model,
       contents: [
         {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { packCallId } from '../src/relay/formats/common.ts';
 import type { CodecContext, HubEvent, HubResponse } from '../src/relay/formats/hub.ts';
 import { responsesCodec } from '../src/relay/formats/responses/index.ts';
+import { claudeAnswerHead, signedThinking, twoCalls } from './support/hub-answers.ts';
 import {
   checkLifecycle,
   ctx,
@@ -19,24 +20,14 @@ describe('responses codec: encoder output through the official openai client', (
 
   it('a whole answer: reasoning, text, refusal, calls (one custom, one with a Gemini signature), usage', async () => {
     const hub: HubResponse = {
-      id: 'msg_01abc',
-      model: 'claude-sonnet-4-5',
-      created: 1770000000,
+      ...claudeAnswerHead(),
       parts: [
-        { type: 'thinking', text: 'Let me look.', signature: 'anthropic-sig', signatureFormat: 'anthropic' },
+        signedThinking(),
         { type: 'thinking', text: 'Own.', signature: 'enc', signatureFormat: 'responses', itemId: 'rs_own' },
         { type: 'thinking', text: '', redacted: 'xx' },
         { type: 'text', text: 'Checking both.' },
         { type: 'refusal', text: 'Not that.' },
-        { type: 'tool_call', id: 'toolu_1', name: 'weather', args: '{"city":"Paris"}' },
-        {
-          type: 'tool_call',
-          id: 'fc_2',
-          name: 'time',
-          args: '',
-          signature: 'gem-sig',
-          signatureFormat: 'gemini',
-        },
+        ...twoCalls(),
         { type: 'tool_call', id: 'call_p', name: 'apply_patch', args: '{"input":"*** Begin"}', custom: true },
         { type: 'opaque', format: 'anthropic', value: { type: 'server_tool_use' } },
       ],

@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { beforeAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import { anthropicCodec } from '../../src/relay/formats/anthropic/index.ts';
 import type {
   CodecContext,
@@ -10,7 +10,8 @@ import type {
   HubUsage,
 } from '../../src/relay/formats/hub.ts';
 import { RelayError } from '../../src/relay/relay-error.ts';
-import { cannedUpstream } from './canned-upstream.ts';
+import { sdkOnCannedUpstream } from './canned-upstream.ts';
+import { decodeWith, encodeWith, foldEvents } from './codec-answers.ts';
 export const ctx: CodecContext = { model: 'gateway-model', stream: false, requestId: 'req-test' };
 export const streamCtx: CodecContext = { ...ctx, stream: true };
 
@@ -75,48 +76,29 @@ export const answerOfResponse = (r: HubResponse): Answer => ({
   usage: r.usage,
 });
 
-export function answerOfEvents(events: HubEvent[]): Answer {
-  const a = emptyAnswer();
-  const calls = new Map<number, Call>();
-  for (const e of events) {
-    if (e.type === 'start') a.id = e.id;
-    else if (e.type === 'text') a.text += e.text;
-    else if (e.type === 'thinking') a.thinking += e.text;
-    else if (e.type === 'thinking_signature') a.signatures.push(`${e.format}:${e.signature}`);
-    else if (e.type === 'redacted_thinking') a.redacted.push(e.data);
-    else if (e.type === 'opaque') a.opaque.push(e.value);
-    else if (e.type === 'tool_call') calls.set(e.index, { id: e.id, name: e.name, args: '' });
-    else if (e.type === 'tool_args') {
-      const c = calls.get(e.index);
-      if (!c) throw new Error(`tool_args for unopened call ${e.index}`);
-      c.args += e.delta;
-    } else if (e.type === 'usage') a.usage = e.usage;
-    else if (e.type === 'finish') {
-      if (a.stop) throw new Error('finish came twice');
-      a.stop = e.stop;
-      if (e.stopSequence) a.stopSequence = e.stopSequence;
-    }
-  }
-  a.calls = [...calls.values()];
-  return a;
-}
+export const answerOfEvents = (events: HubEvent[]): Answer =>
+  foldEvents(events, emptyAnswer(), {
+    call: (e) => ({ id: e.id, name: e.name, args: '' }),
+    other(a, e) {
+      if (e.type === 'thinking_signature') a.signatures.push(`${e.format}:${e.signature}`);
+      else if (e.type === 'redacted_thinking') a.redacted.push(e.data);
+      else if (e.type === 'opaque') a.opaque.push(e.value);
+      else if (e.type === 'finish' && e.stopSequence) a.stopSequence = e.stopSequence;
+    },
+  });
 
 /** Replays a recorded stream through the decoder as Anthropic frames it (event name = the payload's type). */
 export function decodeLines(lines: string[]): HubEvent[] {
-  const dec = anthropicCodec.streamDecoder(streamCtx);
-  const events: HubEvent[] = [];
-  for (const line of lines) {
-    const type = JSON.parse(line).type;
-    events.push(...dec.push({ event: type, data: line }));
-  }
-  events.push(...dec.end());
-  return events;
+  return decodeWith(
+    anthropicCodec,
+    streamCtx,
+    lines.map((data) => ({ event: JSON.parse(data).type, data })),
+  );
 }
 
 /** Runs hub events through the encoder and returns its SSE bytes. */
 export function encodeEvents(events: HubEvent[], c: CodecContext = streamCtx): string {
-  const enc = anthropicCodec.streamEncoder(c);
-  return events.map((e) => enc.push(e)).join('') + enc.end();
+  return encodeWith(anthropicCodec, events, c);
 }
 
 /** The frames of SSE text as {event, payload}, checking each frame's event name equals its payload type. */
@@ -195,21 +177,18 @@ export const badRequestOf = (body: Record<string, unknown>): RelayError => {
 
 /** The official Anthropic client, reading what the encoder wrote from a loopback upstream. */
 export function anthropicClient() {
-  const upstream = cannedUpstream();
-  const sdk = { client: undefined as unknown as Anthropic };
-  beforeAll(() => {
-    sdk.client = new Anthropic({ apiKey: 'sk-ant-test', baseURL: upstream.url, maxRetries: 0 });
-  });
+  const { sdk, upstream, serveStream } = sdkOnCannedUpstream(
+    (url) => new Anthropic({ apiKey: 'sk-ant-test', baseURL: url, maxRetries: 0 }),
+    (events) => {
+      const body = encodeEvents(events);
+      checkBlocks(body);
+      return body;
+    },
+  );
   const params = {
     model: 'gateway-model',
     max_tokens: 1024,
     messages: [{ role: 'user' as const, content: 'hi' }],
-  };
-  const serveStream = (events: HubEvent[]) => {
-    const body = encodeEvents(events);
-    checkBlocks(body);
-    upstream.reply = { status: 200, type: 'text/event-stream', body };
-    return body;
   };
   const finalOf = (events: HubEvent[]) => {
     serveStream(events);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
+import type { HubEvent } from '../../src/relay/formats/hub.ts';
 import { serveMock } from './mock-server.ts';
 
 export interface CannedReply {
@@ -32,4 +33,22 @@ export function cannedUpstream() {
   });
   afterAll(() => close());
   return upstream;
+}
+
+/**
+ * An official SDK client (made by `make` once the upstream listens) reading from a canned upstream, and
+ * `serveStream`, which answers the next call with the SSE a format's encoder writes of hub events.
+ */
+export function sdkOnCannedUpstream<C>(make: (url: string) => C, encode: (events: HubEvent[]) => string) {
+  const upstream = cannedUpstream();
+  const sdk = { client: undefined as unknown as C };
+  beforeAll(() => {
+    sdk.client = make(upstream.url);
+  });
+  const serveStream = (events: HubEvent[]) => {
+    const body = encode(events);
+    upstream.reply = { status: 200, type: 'text/event-stream', body };
+    return body;
+  };
+  return { sdk, upstream, serveStream };
 }

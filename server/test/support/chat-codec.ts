@@ -1,5 +1,4 @@
 import OpenAI from 'openai';
-import { beforeAll, expect } from 'vitest';
 import { chatCodec } from '../../src/relay/formats/chat/index.ts';
 import type {
   CodecContext,
@@ -9,24 +8,12 @@ import type {
   HubStop,
   HubUsage,
 } from '../../src/relay/formats/hub.ts';
-import { cannedUpstream } from './canned-upstream.ts';
+import { sdkOnCannedUpstream } from './canned-upstream.ts';
+import { decodeWith, encodeWith, foldEvents, sseDataOf, usage } from './codec-answers.ts';
 export const ctx: CodecContext = { model: 'gateway-model', stream: false, requestId: 'req-test' };
 export const streamCtx: CodecContext = { ...ctx, stream: true, includeUsage: true };
 
-export const usage = (
-  input: number,
-  output: number,
-  cacheRead = 0,
-  reasoning = 0,
-  cacheWrite = 0,
-): HubUsage => ({
-  input,
-  output,
-  cacheRead,
-  cacheWrite,
-  cacheWrite1h: 0,
-  reasoning,
-});
+export { usage };
 
 export interface Call {
   id: string;
@@ -63,66 +50,35 @@ export const answerOfResponse = (r: HubResponse): Answer => ({
   usage: r.usage,
 });
 
-export function answerOfEvents(events: HubEvent[]): Answer {
-  const a: Answer = { text: '', thinking: '', refusal: '', calls: [] };
-  const calls = new Map<number, Call>();
-  for (const e of events) {
-    if (e.type === 'start') a.id = e.id;
-    else if (e.type === 'text') a.text += e.text;
-    else if (e.type === 'thinking') a.thinking += e.text;
-    else if (e.type === 'refusal') a.refusal += e.text;
-    else if (e.type === 'tool_call') calls.set(e.index, { id: e.id, name: e.name, args: '' });
-    else if (e.type === 'tool_args') {
-      const c = calls.get(e.index);
-      if (!c) throw new Error(`tool_args for unopened call ${e.index}`);
-      c.args += e.delta;
-    } else if (e.type === 'usage') a.usage = e.usage;
-    else if (e.type === 'finish') {
-      if (a.stop) throw new Error('finish came twice');
-      a.stop = e.stop;
-    }
-  }
-  a.calls = [...calls.values()];
-  return a;
-}
+export const answerOfEvents = (events: HubEvent[]): Answer =>
+  foldEvents(events, { text: '', thinking: '', refusal: '', calls: [] } as Answer, {
+    call: (e) => ({ id: e.id, name: e.name, args: '' }),
+    other(a, e) {
+      if (e.type === 'refusal') a.refusal += e.text;
+    },
+  });
 
 /** Replays a recorded stream through the decoder as the upstream frames it (each line, then [DONE]). */
 export function decodeLines(lines: string[], done = true): HubEvent[] {
-  const dec = chatCodec.streamDecoder(streamCtx);
-  const events: HubEvent[] = [];
-  for (const line of lines) events.push(...dec.push({ data: line }));
-  if (done) events.push(...dec.push({ data: '[DONE]' }));
-  events.push(...dec.end());
-  return events;
+  const frames = lines.map((data) => ({ data }));
+  return decodeWith(chatCodec, streamCtx, done ? [...frames, { data: '[DONE]' }] : frames);
 }
 
 /** Runs hub events through the encoder and returns its SSE bytes. */
 export function encodeEvents(events: HubEvent[], c: CodecContext = streamCtx): string {
-  const enc = chatCodec.streamEncoder(c);
-  return events.map((e) => enc.push(e)).join('') + enc.end();
+  return encodeWith(chatCodec, events, c);
 }
 
 /** The data payloads of SSE text. */
-export const sseData = (sse: string) =>
-  sse
-    .split('\n\n')
-    .filter((f) => f.trim())
-    .map((f) => {
-      expect(f.startsWith('data: ')).toBe(true);
-      return f.slice('data: '.length);
-    });
+export const sseData = (sse: string) => sseDataOf(sse, '\n\n');
 
 /** The official openai client's Chat Completions, reading what the encoder wrote from a loopback upstream. */
 export function chatClient() {
-  const upstream = cannedUpstream();
-  const sdk = { client: undefined as unknown as OpenAI };
-  beforeAll(() => {
-    sdk.client = new OpenAI({ apiKey: 'sk-test', baseURL: `${upstream.url}/v1`, maxRetries: 0 });
-  });
+  const { sdk, upstream, serveStream } = sdkOnCannedUpstream(
+    (url) => new OpenAI({ apiKey: 'sk-test', baseURL: `${url}/v1`, maxRetries: 0 }),
+    (events) => encodeEvents(events),
+  );
   const params = { model: 'gateway-model', messages: [{ role: 'user' as const, content: 'hi' }] };
-  const serveStream = (events: HubEvent[]) => {
-    upstream.reply = { status: 200, type: 'text/event-stream', body: encodeEvents(events) };
-  };
   const finalOf = (events: HubEvent[]) => {
     serveStream(events);
     return sdk.client.chat.completions

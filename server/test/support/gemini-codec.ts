@@ -1,5 +1,4 @@
 import { GoogleGenAI } from '@google/genai';
-import { beforeAll, expect } from 'vitest';
 import { geminiCodec } from '../../src/relay/formats/gemini/index.ts';
 import type {
   CodecContext,
@@ -10,25 +9,13 @@ import type {
   HubStop,
   HubUsage,
 } from '../../src/relay/formats/hub.ts';
-import { cannedUpstream } from './canned-upstream.ts';
+import { sdkOnCannedUpstream } from './canned-upstream.ts';
+import { decodeWith, encodeWith, foldEvents, sseDataOf, usage } from './codec-answers.ts';
 export const ctx: CodecContext = { model: 'gemini-2.5-flash', stream: false, requestId: 'req-test' };
 export const streamCtx: CodecContext = { ...ctx, stream: true };
 export const DIR = 'google/generate-content/';
 
-export const usage = (
-  input: number,
-  output: number,
-  cacheRead = 0,
-  reasoning = 0,
-  cacheWrite = 0,
-): HubUsage => ({
-  input,
-  output,
-  cacheRead,
-  cacheWrite,
-  cacheWrite1h: 0,
-  reasoning,
-});
+export { usage };
 
 export interface Call {
   id: string;
@@ -75,61 +62,32 @@ export const answerOfResponse = (r: HubResponse): Answer => ({
   ...(r.promptBlocked ? { promptBlocked: r.promptBlocked } : {}),
 });
 
-export function answerOfEvents(events: HubEvent[]): Answer {
-  const a: Answer = { text: '', thinking: '', signatures: [], calls: [] };
-  const calls = new Map<number, Call>();
-  for (const e of events) {
-    if (e.type === 'start') a.id = e.id;
-    else if (e.type === 'text' || e.type === 'refusal') a.text += e.text;
-    else if (e.type === 'thinking') a.thinking += e.text;
-    else if (e.type === 'thinking_signature') a.signatures.push(e.signature);
-    else if (e.type === 'tool_call') {
-      if (calls.has(e.index)) throw new Error(`tool_call ${e.index} opened twice`);
-      calls.set(e.index, {
-        id: e.id,
-        name: e.name,
-        args: '',
-        ...(e.signature ? { signature: e.signature } : {}),
-      });
-    } else if (e.type === 'tool_args') {
-      const c = calls.get(e.index);
-      if (!c) throw new Error(`tool_args for unopened call ${e.index}`);
-      c.args += e.delta;
-    } else if (e.type === 'usage') a.usage = e.usage;
-    else if (e.type === 'finish') {
-      if (a.stop) throw new Error('finish came twice');
-      a.stop = e.stop;
-      if (e.promptBlocked) a.promptBlocked = e.promptBlocked;
-    }
-  }
-  a.calls = [...calls.values()];
-  return a;
-}
+export const answerOfEvents = (events: HubEvent[]): Answer =>
+  foldEvents(events, { text: '', thinking: '', signatures: [], calls: [] } as Answer, {
+    call: (e) => ({ id: e.id, name: e.name, args: '', ...(e.signature ? { signature: e.signature } : {}) }),
+    other(a, e) {
+      if (e.type === 'refusal') a.text += e.text;
+      else if (e.type === 'thinking_signature') a.signatures.push(e.signature);
+      else if (e.type === 'finish' && e.promptBlocked) a.promptBlocked = e.promptBlocked;
+    },
+  });
 
 /** Replays recorded chunk payloads through the decoder, one SSE event each. */
 export function decodeLines(lines: string[]): HubEvent[] {
-  const dec = geminiCodec.streamDecoder(streamCtx);
-  const events: HubEvent[] = [];
-  for (const line of lines) events.push(...dec.push({ data: line }));
-  events.push(...dec.end());
-  return events;
+  return decodeWith(
+    geminiCodec,
+    streamCtx,
+    lines.map((data) => ({ data })),
+  );
 }
 
 /** Runs hub events through the encoder and returns its bytes. */
 export function encodeEvents(events: HubEvent[], c: CodecContext = streamCtx): string {
-  const enc = geminiCodec.streamEncoder(c);
-  return events.map((e) => enc.push(e)).join('') + enc.end();
+  return encodeWith(geminiCodec, events, c);
 }
 
 /** The data payloads of SSE text framed as Google frames it (CRLF CRLF). */
-export const sseData = (sse: string) =>
-  sse
-    .split('\r\n\r\n')
-    .filter((f) => f.trim())
-    .map((f) => {
-      expect(f.startsWith('data: ')).toBe(true);
-      return f.slice('data: '.length);
-    });
+export const sseData = (sse: string) => sseDataOf(sse, '\r\n\r\n');
 
 export const chunksOf = (sse: string) => sseData(sse).map((p) => JSON.parse(p));
 
@@ -153,22 +111,18 @@ export const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 5, 5, 5, 5]).toString('b
 
 /** The official @google/genai client, reading what the encoder wrote from a loopback upstream. */
 export function geminiClient() {
-  const upstream = cannedUpstream();
-  const sdk = { ai: undefined as unknown as GoogleGenAI };
-  beforeAll(() => {
-    sdk.ai = new GoogleGenAI({ apiKey: 'test-key', httpOptions: { baseUrl: upstream.url } });
-  });
+  const { sdk, upstream, serveStream } = sdkOnCannedUpstream(
+    (url) => new GoogleGenAI({ apiKey: 'test-key', httpOptions: { baseUrl: url } }),
+    (events) => encodeEvents(events),
+  );
   const model = 'gemini-2.5-flash';
   const contents = 'hi';
   const serveJson = (body: unknown, status = 200) => {
     upstream.reply = { status, type: 'application/json', body: JSON.stringify(body) };
   };
-  const serveStream = (events: HubEvent[]) => {
-    upstream.reply = { status: 200, type: 'text/event-stream', body: encodeEvents(events) };
-  };
   const streamed = async () => {
     const out: any[] = [];
-    for await (const c of await sdk.ai.models.generateContentStream({ model, contents })) out.push(c);
+    for await (const c of await sdk.client.models.generateContentStream({ model, contents })) out.push(c);
     return out;
   };
   const start: HubEvent = { type: 'start', id: 'msg_01abc', model: 'claude-sonnet-4-5', created: 1770000000 };

@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { beforeAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import type {
   CodecContext,
   HubEvent,
@@ -9,20 +9,14 @@ import type {
   HubUsage,
 } from '../../src/relay/formats/hub.ts';
 import { responsesCodec } from '../../src/relay/formats/responses/index.ts';
-import { cannedUpstream } from './canned-upstream.ts';
+import { sdkOnCannedUpstream } from './canned-upstream.ts';
+import { decodeWith, encodeWith, foldEvents, usage } from './codec-answers.ts';
 import { fixtureChunks } from './fixtures.ts';
 export const ctx: CodecContext = { model: 'gateway-model', stream: false, requestId: 'req-test' };
 export const streamCtx: CodecContext = { ...ctx, stream: true };
 export const DIR = 'openai/responses';
 
-export const usage = (input: number, output: number, cacheRead = 0, reasoning = 0): HubUsage => ({
-  input,
-  output,
-  cacheRead,
-  cacheWrite: 0,
-  cacheWrite1h: 0,
-  reasoning,
-});
+export { usage };
 
 export interface Call {
   id: string;
@@ -75,45 +69,28 @@ export const answerOfResponse = (r: HubResponse): Answer => ({
   usage: r.usage,
 });
 
-export function answerOfEvents(events: HubEvent[]): Answer {
-  const a = emptyAnswer();
-  const calls = new Map<number, Call>();
-  for (const e of events) {
-    if (e.type === 'start') a.id = e.id;
-    else if (e.type === 'text') a.text += e.text;
-    else if (e.type === 'thinking') a.thinking += e.text;
-    else if (e.type === 'thinking_signature') a.signatures.push(e.signature);
-    else if (e.type === 'refusal') a.refusal += e.text;
-    else if (e.type === 'opaque') a.opaque.push((e.value as any).type);
-    else if (e.type === 'tool_call')
-      calls.set(e.index, { id: e.id, name: e.name, args: '', ...(e.custom ? { custom: true } : {}) });
-    else if (e.type === 'tool_args') {
-      const c = calls.get(e.index);
-      if (!c) throw new Error(`tool_args for unopened call ${e.index}`);
-      c.args += e.delta;
-    } else if (e.type === 'usage') a.usage = e.usage;
-    else if (e.type === 'finish') {
-      if (a.stop) throw new Error('finish came twice');
-      a.stop = e.stop;
-    }
-  }
-  a.calls = [...calls.values()];
-  return a;
-}
+export const answerOfEvents = (events: HubEvent[]): Answer =>
+  foldEvents(events, emptyAnswer(), {
+    call: (e) => ({ id: e.id, name: e.name, args: '', ...(e.custom ? { custom: true } : {}) }),
+    other(a, e) {
+      if (e.type === 'thinking_signature') a.signatures.push(e.signature);
+      else if (e.type === 'refusal') a.refusal += e.text;
+      else if (e.type === 'opaque') a.opaque.push((e.value as any).type);
+    },
+  });
 
 /** Replays a recorded stream through the decoder, one event at a time. */
 export function decodeLines(lines: string[]): HubEvent[] {
-  const dec = responsesCodec.streamDecoder(streamCtx);
-  const events: HubEvent[] = [];
-  for (const line of lines) events.push(...dec.push({ event: JSON.parse(line).type, data: line }));
-  events.push(...dec.end());
-  return events;
+  return decodeWith(
+    responsesCodec,
+    streamCtx,
+    lines.map((data) => ({ event: JSON.parse(data).type, data })),
+  );
 }
 
 /** Runs hub events through the encoder and returns its SSE bytes. */
 export function encodeEvents(events: HubEvent[]): string {
-  const enc = responsesCodec.streamEncoder(streamCtx);
-  return events.map((e) => enc.push(e)).join('') + enc.end();
+  return encodeWith(responsesCodec, events, streamCtx);
 }
 
 /** The events of SSE text, each checked to have an event name equal to its payload's type. */
@@ -209,18 +186,16 @@ export function checkLifecycle(frames: any[]) {
 
 /** The official openai client's Responses API, reading what the encoder wrote from a loopback upstream. */
 export function responsesClient() {
-  const upstream = cannedUpstream();
-  const sdk = { client: undefined as unknown as OpenAI };
-  beforeAll(() => {
-    sdk.client = new OpenAI({ apiKey: 'sk-test', baseURL: `${upstream.url}/v1`, maxRetries: 0 });
-  });
+  const { sdk, upstream, serveStream } = sdkOnCannedUpstream(
+    (url) => new OpenAI({ apiKey: 'sk-test', baseURL: `${url}/v1`, maxRetries: 0 }),
+    (events) => {
+      const sse = encodeEvents(events);
+      checkLifecycle(sseEvents(sse));
+      return sse;
+    },
+  );
   const params = { model: 'gateway-model', input: 'hi' };
   const start: HubEvent = { type: 'start', id: 'msg_01abc', model: 'claude-sonnet-4-5', created: 1770000000 };
-  const serveStream = (events: HubEvent[]) => {
-    const sse = encodeEvents(events);
-    checkLifecycle(sseEvents(sse));
-    upstream.reply = { status: 200, type: 'text/event-stream', body: sse };
-  };
   const finalOf = (events: HubEvent[]) => {
     serveStream(events);
     return sdk.client.responses.stream(params).finalResponse();
