@@ -59,9 +59,12 @@ export interface FormatOutcome {
 
 /**
  * Events that may carry usage (OpenAI, Anthropic, Responses `usage`; Gemini `usageMetadata`), an error, or
- * OpenAI's finish reason. One pattern: it costs less per event than searching for each key on its own.
+ * OpenAI's finish reason. One pattern: it costs less per event than searching for each key on its own. The
+ * finish reason is matched as any `..._reason` key with a string value (Anthropic's stop_reason, OpenRouter's
+ * native_finish_reason also match; a few more events decoded, nothing missed) and comes first: written as
+ * `"finish_reason"` after the other alternatives, V8's matcher ran three times slower on every event.
  */
-const MAY_MATTER = /"usage(?:Metadata)?"\s*:\s*\{|"error"|"finish_reason"\s*:\s*"/;
+const MAY_MATTER = /_reason"\s*:\s*"|"usage(?:Metadata)?"\s*:\s*\{|"error"/;
 export const mayMatter = (data: string): boolean => MAY_MATTER.test(data);
 
 /** A hub error as the relay's error (not local: another channel may do better). */
