@@ -26,10 +26,20 @@ const hourOf = (t: number) => t - (t % HOUR);
  * and never later than the hour before the previous run (a row of a concurrent writer may commit after a higher
  * id was read). Buckets older than the oldest log row left are kept: see modules/retention.
  */
-export async function exportQuotaData(
+export function exportQuotaData(
   ctx: AppContext,
   now = Math.floor(Date.now() / 1000),
 ): Promise<{ since: number; buckets: number; hourly: number }> {
+  // One export at a time per process (the timer's and one asked for meanwhile): a first build commits its buckets
+  // while it reads, so two at once would insert the same buckets twice.
+  const run = (running.get(ctx) ?? Promise.resolve()).catch(() => {}).then(() => runExport(ctx, now));
+  running.set(ctx, run);
+  return run;
+}
+
+const running = new WeakMap<AppContext, Promise<unknown>>();
+
+async function runExport(ctx: AppContext, now: number): Promise<{ since: number; buckets: number; hourly: number }> {
   const logDb = ctx.logDb.db;
   // Separate statements: SQLite answers a lone min() or max() from an index end, two together by a full scan.
   const [mark, top, oldest, newest] = await Promise.all([
