@@ -1,15 +1,12 @@
 import { LogType } from '@modelgate/shared';
 import { type Insertable, type Kysely, sql } from 'kysely';
 import type { AppContext } from '../../context.ts';
-import { bulkInsert } from '../../db/bulk-insert.ts';
-import type { Db } from '../../db/index.ts';
 import type { Database, LogHourlyTable, QuotaDataTable } from '../../db/schema.ts';
+import { type BucketTable, bucketWriter } from './bucket-writer.ts';
 import { type HourlyMark, readHourlyMark, writeHourlyMark } from './mark.ts';
 import { mergeInto, readInSlices, slicePaceFor } from './slices.ts';
 
 const HOUR = 3600;
-/** quota_data buckets per transaction in the first build. */
-const FIRST_BUILD_CHUNK = 5000;
 const PER_USER_SUMS = ['count', 'quota', 'token_used'] as const;
 const PER_MODEL_SUMS = ['count', 'quota', 'cost', 'prompt_tokens', 'completion_tokens'] as const;
 
@@ -29,10 +26,20 @@ const hourOf = (t: number) => t - (t % HOUR);
  * and never later than the hour before the previous run (a row of a concurrent writer may commit after a higher
  * id was read). Buckets older than the oldest log row left are kept: see modules/retention.
  */
-export async function exportQuotaData(
+export function exportQuotaData(
   ctx: AppContext,
   now = Math.floor(Date.now() / 1000),
 ): Promise<{ since: number; buckets: number; hourly: number }> {
+  // One export at a time per process (the timer's and one asked for meanwhile): a first build commits its buckets
+  // while it reads, so two at once would insert the same buckets twice.
+  const run = (running.get(ctx) ?? Promise.resolve()).catch(() => {}).then(() => runExport(ctx, now));
+  running.set(ctx, run);
+  return run;
+}
+
+const running = new WeakMap<AppContext, Promise<unknown>>();
+
+async function runExport(ctx: AppContext, now: number): Promise<{ since: number; buckets: number; hourly: number }> {
   const logDb = ctx.logDb.db;
   // Separate statements: SQLite answers a lone min() or max() from an index end, two together by a full scan.
   const [mark, top, oldest, newest] = await Promise.all([
@@ -73,8 +80,13 @@ export async function exportQuotaData(
     return q;
   };
   // Read in slices of time (slices.ts): partial sums of a bucket cut by a slice edge are added up here.
-  const users = new Map<string, Insertable<QuotaDataTable>>();
+  const users = new Map<string, Insertable<QuotaDataTable> & { created_at: number }>();
   const models = new Map<string, LogHourlyTable>();
+  // quota_data first: should the log_hourly part fail, the mark stays and the next run redoes both.
+  const quotaData = bucketWriter(ctx.db, QUOTA_DATA, quotaSince, !mark);
+  const hourly = bucketWriter(ctx.logDb, LOG_HOURLY, since, !mark, (trx) =>
+    writeHourlyMark(trx, { lastId: upTo, ranAt: now }),
+  );
   const end = Math.max(now, Number(newest?.t ?? 0));
   const pace = slicePaceFor(ctx.logDb.dialect);
   await readInSlices(quotaSince, end, async (from, to) => {
@@ -104,7 +116,9 @@ export async function exportQuotaData(
       };
       mergeInto(users, `${row.user_id}\u0000${row.model_name}\u0000${row.created_at}`, row, PER_USER_SUMS);
     }
+    if (to !== undefined) await quotaData.complete(users, to);
   }, pace);
+  const buckets = await quotaData.finish(users);
   await readInSlices(since, end, async (from, to) => {
     const rows = await consumed(from, to)
       .select((eb) => [
@@ -132,26 +146,9 @@ export async function exportQuotaData(
       };
       mergeInto(models, `${row.model_name}\u0000${row.channel_id}\u0000${row.created_at}`, row, PER_MODEL_SUMS);
     }
+    if (to !== undefined) await hourly.complete(models, to);
   }, pace);
-  const perUser = [...users.values()];
-  const perModel = [...models.values()];
-
-  // quota_data first: should the second transaction fail, the mark stays and the next run redoes both. The first
-  // build (no mark yet) commits every FIRST_BUILD_CHUNK buckets: one commit of hundreds of thousands of rows is
-  // seconds of SQLite's main-thread time that cannot be sliced. Buckets go in oldest first, so a build cut short
-  // leaves whole hours up to its last bucket, and the next run restarts an hour before that (lastBucket above).
-  const chunk = mark ? Math.max(1, perUser.length) : FIRST_BUILD_CHUNK;
-  for (let i = 0; i === 0 || i < perUser.length; i += chunk) {
-    const part = perUser.slice(i, i + chunk);
-    await ctx.db.db.transaction().execute((trx) =>
-      i === 0 ? replaceFrom(ctx.db, trx, 'quota_data', quotaSince, part) : bulkInsert(ctx.db, trx, 'quota_data', QUOTA_DATA_COLUMNS, part),
-    );
-  }
-  await logDb.transaction().execute(async (trx) => {
-    await replaceFrom(ctx.logDb, trx, 'log_hourly', since, perModel);
-    await writeHourlyMark(trx, { lastId: upTo, ranAt: now });
-  });
-  return { since, buckets: perUser.length, hourly: perModel.length };
+  return { since, buckets, hourly: await hourly.finish(models) };
 }
 
 async function lastBucket(db: Kysely<Database>): Promise<number> {
@@ -177,28 +174,14 @@ async function windowStart(db: Kysely<Database>, mark: HourlyMark | undefined, u
   return fresh?.t === null || fresh?.t === undefined ? previous : Math.min(previous, hourOf(Number(fresh.t)));
 }
 
-const QUOTA_DATA_COLUMNS = ['user_id', 'username', 'model_name', 'created_at', 'count', 'quota', 'token_used'] as const;
-const LOG_HOURLY_COLUMNS = ['model_name', 'channel_id', 'created_at', 'count', 'quota', 'cost', 'prompt_tokens', 'completion_tokens'] as const;
-
-/**
- * Replaces a bucket table's rows from `since` on (both tables key their buckets by `created_at`), inserting through
- * db/bulk-insert.ts: reused statements on SQLite, with turns of the event loop between slices.
- */
-async function replaceFrom(
-  target: Db,
-  trx: Kysely<Database>,
-  table: 'quota_data' | 'log_hourly',
-  since: number,
-  values: Insertable<QuotaDataTable>[] | LogHourlyTable[],
-): Promise<void> {
-  await trx
-    .deleteFrom(table as 'quota_data')
-    .where('created_at', '>=', since)
-    .execute();
-  if (table === 'quota_data')
-    await bulkInsert(target, trx, table, QUOTA_DATA_COLUMNS, values as Insertable<QuotaDataTable>[]);
-  else await bulkInsert(target, trx, table, LOG_HOURLY_COLUMNS, values as LogHourlyTable[]);
-}
+const QUOTA_DATA: BucketTable<Insertable<QuotaDataTable> & { created_at: number }> = {
+  name: 'quota_data',
+  columns: ['user_id', 'username', 'model_name', 'created_at', 'count', 'quota', 'token_used'],
+};
+const LOG_HOURLY: BucketTable<LogHourlyTable> = {
+  name: 'log_hourly',
+  columns: ['model_name', 'channel_id', 'created_at', 'count', 'quota', 'cost', 'prompt_tokens', 'completion_tokens'],
+};
 
 /**
  * Runs the export every DataExportInterval minutes (re-read each cycle) while DataExportEnabled, on the
