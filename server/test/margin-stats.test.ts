@@ -6,6 +6,7 @@ import { exportQuotaData } from '../src/modules/data/export.ts';
 import { type ConsoleClient, loginAs } from './support/console-client.ts';
 import { consumeLogRow } from './support/console-rows.ts';
 import { DATABASES } from './support/databases.ts';
+import { rng } from './support/hourly-logs.ts';
 import { seedChannel } from './support/relay-seed.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
@@ -17,17 +18,6 @@ import { startServer, type TestServer } from './support/server.ts';
 const HOUR = 3600;
 const MODELS = ['gpt-4o', 'gpt-4o-mini', 'claude-3-haiku'];
 const USERS = ['ana', 'bo', 'cy'];
-
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Row = Insertable<LogsTable>;
 
