@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import { Role } from '@modelgate/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { breakersFor } from '../src/relay/route/breaker/index.ts';
 import { type ConsoleClient, loginAs } from './support/console-client.ts';
 import { type FlakyUpstream, startFlakyUpstream } from './support/mock-flaky.ts';
 import { flushLedger, seedChannel, seedToken, seedUser } from './support/relay-seed.ts';
@@ -9,10 +10,11 @@ import { startServer, type TestServer } from './support/server.ts';
 /**
  * The circuit breaker: a channel whose share of 5xx answers, timeouts or broken connections over the window
  * reaches the threshold leaves rotation for the cool-down, then half-open probes bring it back (or send it
- * out again). Real gateway, mock OpenAI upstream that fails a set share of requests.
+ * out again). Real gateway, mock OpenAI upstream that fails a set share of requests. The breakers read a clock
+ * the test moves (the cool-down ends when the test says so, not after a sleep), so a busy machine cannot make a
+ * request land after the cool-down by accident.
  */
 const MODEL = 'gpt-4o-mini';
-// Long enough that requests fit inside a cool-down with a second to spare on a busy machine.
 const COOLDOWN_SEC = 5;
 
 describe('channel circuit breaker', () => {
@@ -47,12 +49,17 @@ describe('channel circuit breaker', () => {
     return { userId: user.id, apiKey: token.apiKey };
   }
 
-  const waitUntil = (unixSec: number) =>
-    new Promise((r) => setTimeout(r, Math.max(0, unixSec * 1000 - Date.now()) + 50));
+  /** The breakers' clock: it stands still until the test moves it. */
+  let clock = Date.now();
+  /** Moves the clock just past `unixSec` (a cool-down's end as the list shows it). */
+  const moveTo = (unixSec: number) => {
+    clock = unixSec * 1000 + 50;
+  };
 
   beforeAll(async () => {
     mock = await startFlakyUpstream();
     server = await startServer();
+    breakersFor(server.ctx).now = () => clock;
     admin = await loginAs(server, { username: 'admin', role: Role.Admin });
     for (const [key, value] of [
       ['RetryTimes', '1'],
@@ -94,43 +101,29 @@ describe('channel circuit breaker', () => {
     expect(seen).toBeGreaterThanOrEqual(10);
     const open = (await listed(flaky.id)).circuit;
     expect(open?.state).toBe('open');
-    expect(open.until).toBeGreaterThan(Date.now() / 1000);
-    expect(open.until).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + COOLDOWN_SEC);
+    expect(open.until).toBeGreaterThan(clock / 1000);
+    expect(open.until).toBeLessThanOrEqual(Math.ceil(clock / 1000) + COOLDOWN_SEC);
     expect((await listed(good.id)).circuit).toBeUndefined();
 
-    // Out of rotation: up to 40 more requests, none reaches it while the breaker is open. A request is sent only
-    // while the breaker is surely open for its whole length (the list rounds the end up to the second; a second
-    // more for the request): on a busy machine 40 requests can outlast the cool-down, and a later one may rightly
-    // be a probe.
-    const surelyOpen = (c: { until: number }) => Date.now() < (c.until - 2) * 1000;
-    let whileOpen = 0;
-    while (whileOpen < 40 && surelyOpen(open)) {
-      expect((await ask(apiKey)).status).toBe(200);
-      whileOpen++;
-    }
-    expect(whileOpen).toBeGreaterThan(0);
+    // Out of rotation: 40 more requests while the clock stands inside the cool-down, none reaches it.
+    expect(await sequential(apiKey, 40)).toEqual(Array(40).fill(200));
     expect(mock.count('sk-flaky')).toBe(seen);
 
     // Cool-down over, still broken: the first probe fails and the channel is out for another cool-down.
     mock.set('sk-flaky', { failShare: 1 });
-    await waitUntil(open.until);
+    moveTo(open.until);
     expect((await listed(flaky.id)).circuit?.state).toBe('half_open');
     const probesBefore = mock.count('sk-flaky');
-    let reopened: { state: string; until: number } | undefined;
-    statuses = [];
-    for (let i = 0; i < 20 && (!reopened || surelyOpen(reopened)); i++) {
-      statuses.push((await ask(apiKey)).status);
-      if (!reopened && mock.count('sk-flaky') > probesBefore) reopened = (await listed(flaky.id)).circuit;
-    }
+    statuses = await sequential(apiKey, 20);
     expect(statuses.every((s) => s === 200)).toBe(true);
     expect(mock.count('sk-flaky')).toBe(probesBefore + 1);
+    const reopened = (await listed(flaky.id)).circuit;
     expect(reopened?.state).toBe('open');
-    if (!reopened) return;
     expect(reopened.until).toBeGreaterThan(open.until);
 
     // Recovered: after the cool-down three probes succeed and the channel takes its share again.
     mock.set('sk-flaky', { failShare: 0 });
-    await waitUntil(reopened.until);
+    moveTo(reopened.until);
     const before = mock.count('sk-flaky');
     statuses = await sequential(apiKey, 80);
     expect(statuses.every((s) => s === 200)).toBe(true);
