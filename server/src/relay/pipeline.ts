@@ -118,15 +118,25 @@ async function relay(call: RelayCall): Promise<void> {
   const preConsumed = ctx.options.int('PreConsumedQuota');
   const holdAmount = holdFor(mode, info, price, qpu, preConsumed);
   const expected = expectedTokens(mode, info, preConsumed);
-  const perMinute = await state.minuteLimits.acquire(caller, model, expected.prompt + expected.answer, reply);
-  const hold = await state.ledger.hold(
-    caller.user.balance,
-    caller.token?.balance,
-    holdAmount,
-    caller.token?.unlimited ?? true,
-  );
-  if (typeof hold === 'string') {
+  const perMinute = await state.minuteLimits
+    .acquire(caller, model, expected.prompt + expected.answer, reply)
+    .catch((err) => {
+      cache?.drop();
+      throw err;
+    });
+  // Refused from here on (a used-up budget, a balance too low): the window gets its estimate back.
+  const refused = () => {
+    cache?.drop();
     perMinute?.settle(0);
+  };
+  const hold = await state.ledger
+    .hold(caller.user.balance, caller.token?.balance, holdAmount, caller.token?.unlimited ?? true)
+    .catch((err) => {
+      refused();
+      throw err;
+    });
+  if (typeof hold === 'string') {
+    refused();
     const who = hold === 'user' ? 'your account balance' : "this API key's remaining quota";
     throw new RelayError(
       403,
