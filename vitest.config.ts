@@ -63,9 +63,12 @@ export default defineConfig({
           // A browser on a machine busy with other runs can take seconds to show a result (vitest's default
           // poll gives up after 1 s); poll.ts's helper and every bare expect.poll get the same room.
           expect: { poll: { timeout: 10_000, interval: 100 } },
-          // Two files at a time, each with its own gateway and browser context in the one chromium: a file spends
-          // most of its time waiting on the page (network quiet, the server), which the other file fills.
+          // After the other tiers (their own group), several files at a time, each with its own gateway and browser
+          // context in the one chromium: a file spends most of its time waiting on the page and the server, which
+          // the other files fill. E2E_WORKERS overrides the count.
           pool: 'forks',
+          sequence: { groupOrder: 1 },
+          maxWorkers: Number(process.env.E2E_WORKERS) || 3,
         },
       },
     ],

@@ -1,5 +1,6 @@
 import { type Browser, type BrowserContext, type BrowserServer, chromium, type Page } from 'playwright-core';
 import { inject } from 'vitest';
+import { trackRequests } from './network.ts';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
@@ -66,6 +67,7 @@ export async function openPage(
     viewport: opts.viewport ?? DESKTOP,
     reducedMotion: opts.motion ? 'no-preference' : 'reduce',
   });
+  trackRequests(context);
   const page = await context.newPage();
   // Fail reasonably fast, with room for a machine busy with other test runs.
   page.setDefaultTimeout(20_000);

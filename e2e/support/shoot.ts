@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { DESKTOP, LAPTOP, PHONE } from './browser.ts';
+import { networkQuiet } from './network.ts';
 
 /** Where files a test saves on purpose go (a download it reads back). */
 export const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
@@ -38,7 +39,8 @@ export async function settle(page: Page) {
  * ended; endless ones (a spinning icon) are not waited for. Enough after a reload, where quiet means loaded.
  */
 async function settled(page: Page) {
-  await page.waitForLoadState('networkidle').catch(() => {});
+  await page.waitForLoadState('load').catch(() => {});
+  await networkQuiet(page);
   await page
     .locator('.ant-spin-spinning')
     .first()
