@@ -34,11 +34,27 @@ describe('usage-log reads in slices', () => {
     ]);
   });
 
-  test('on SQLite a slice over the budget halves the next one, down to a minute', async () => {
-    const seen = await windows(0, 4 * 3600, DEFAULT_SLICES, DEFAULT_SLICES.budgetMs + 2);
+  test('on SQLite the first slice is a second, doubling while the reads take under a quarter of the budget', async () => {
+    const seen = await windows(0, 3600);
     const steps = seen.slice(0, -1).map(([from, to]) => (to as number) - from);
-    expect(steps.slice(0, 4)).toEqual([3600, 1800, 900, 450]);
-    expect(Math.min(...steps)).toBeGreaterThanOrEqual(DEFAULT_SLICES.minStep);
+    expect(steps.slice(0, 6)).toEqual([1, 2, 4, 8, 16, 32]);
     expect(seen.at(-1)?.[1]).toBeUndefined();
+  });
+
+  test('on SQLite a slice over the budget halves the next one, down to a second', async () => {
+    const slow = DEFAULT_SLICES.budgetMs + 2;
+    const halving = await windows(0, 6751, { ...DEFAULT_SLICES, firstStep: 3600 }, slow);
+    const steps = halving.slice(0, -1).map(([from, to]) => (to as number) - from);
+    expect(steps).toEqual([3600, 1800, 900, 450]);
+    expect(halving.at(-1)).toEqual([6750, undefined]);
+    const floor = await windows(0, 5, DEFAULT_SLICES, slow);
+    expect(floor).toEqual([
+      [0, 1],
+      [1, 2],
+      [2, 3],
+      [3, 4],
+      [4, 5],
+      [5, undefined],
+    ]);
   });
 });
