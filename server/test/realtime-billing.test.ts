@@ -12,7 +12,7 @@ import { startServer } from './support/server.ts';
  * audio relayed); and the price of a realtime usage, worked out by hand.
  */
 describe('relay: OpenAI Realtime over WebSocket', () => {
-  const relay = new RealtimeRelay(() => startServer());
+  const relay = new RealtimeRelay(startServer);
 
   it('closes the session with an error event when the balance runs out, having billed every response exactly', async () => {
     // The hold for the next response is PreConsumedQuota (50) tokens at the completion ratio: 50 x 4 x 2 = 400.

@@ -13,7 +13,7 @@ import { startServer } from './support/server.ts';
  * shutting down under open sessions.
  */
 describe('relay: OpenAI Realtime over WebSocket', () => {
-  const relay = new RealtimeRelay(() => startServer());
+  const relay = new RealtimeRelay(startServer);
 
   let httpProxy: TestProxy;
   let socksProxy: TestProxy;

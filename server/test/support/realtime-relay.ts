@@ -1,10 +1,10 @@
-import { afterAll, beforeAll } from 'vitest';
 import type { AppContext } from '../../src/context.ts';
 import { relayState } from '../../src/relay/relay-state.ts';
+import { DescribeGateway } from './describe-gateway.ts';
 import { type RealtimeMock, startRealtimeMock } from './mock-realtime.ts';
 import { type Conn, dial, isConn } from './realtime-client.ts';
 import { seedChannel, seedToken, seedUser } from './relay-seed.ts';
-import type { TestServer } from './server.ts';
+import type { startServer } from './server.ts';
 import { usageRows } from './usage-rows.ts';
 
 /**
@@ -74,45 +74,37 @@ export async function priceRealtime(ctx: AppContext, names = Object.keys(RATIO_O
     );
 }
 
-/**
- * A gateway with the prices, a mock realtime upstream and the two channels, for one describe block: `start`
- * gives the gateway, the fields are set in the block's beforeAll and both are stopped in its afterAll.
- */
-export class RealtimeRelay {
-  server!: TestServer;
+/** A gateway with the prices, a mock realtime upstream and the two channels, for one describe block. */
+export class RealtimeRelay extends DescribeGateway {
   mock!: RealtimeMock;
   wsUrl!: string;
   port!: number;
   openaiChannel!: number;
 
-  constructor(start: () => Promise<TestServer>) {
-    beforeAll(async () => {
-      this.mock = await startRealtimeMock(['sk-upstream-openai', 'azure-key-1', 'sk-upstream-mini']);
-      this.server = await start();
-      this.wsUrl = this.server.url.replace('http://', 'ws://');
-      this.port = Number(new URL(this.server.url).port);
-      const { ctx } = this.server;
-      await priceRealtime(ctx);
-      await ctx.options.set('PreConsumedQuota', '50');
-      this.openaiChannel = (
-        await seedChannel(ctx, {
-          baseUrl: this.mock.url,
-          key: 'sk-upstream-openai',
-          models: ['gpt-realtime'],
-        })
-      ).id;
+  protected async setUp(start: typeof startServer) {
+    this.mock = await this.upstream(
+      startRealtimeMock(['sk-upstream-openai', 'azure-key-1', 'sk-upstream-mini']),
+    );
+    this.server = await start();
+    this.wsUrl = this.server.url.replace('http://', 'ws://');
+    this.port = Number(new URL(this.server.url).port);
+    const { ctx } = this.server;
+    await priceRealtime(ctx);
+    await ctx.options.set('PreConsumedQuota', '50');
+    this.openaiChannel = (
       await seedChannel(ctx, {
-        type: 3,
         baseUrl: this.mock.url,
-        key: 'azure-key-1',
-        other: '2024-10-01-preview',
-        models: ['gpt-4o-realtime-preview'],
-        modelMapping: { 'gpt-4o-realtime-preview': 'gpt-4o-realtime-preview-2024-12-17' },
-      });
-    });
-    afterAll(async () => {
-      await this.server?.close();
-      await this.mock?.close();
+        key: 'sk-upstream-openai',
+        models: ['gpt-realtime'],
+      })
+    ).id;
+    await seedChannel(ctx, {
+      type: 3,
+      baseUrl: this.mock.url,
+      key: 'azure-key-1',
+      other: '2024-10-01-preview',
+      models: ['gpt-4o-realtime-preview'],
+      modelMapping: { 'gpt-4o-realtime-preview': 'gpt-4o-realtime-preview-2024-12-17' },
     });
   }
 
