@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { audioQuota } from '../src/relay/billing/quota.ts';
 import { realtimeUsage } from '../src/relay/realtime/usage.ts';
 import { AUDIO_TOKENS_PER_DELTA, STALLED_DELTAS } from './support/mock-realtime.ts';
-import { expectedQuota, RealtimeRelay } from './support/realtime-relay.ts';
+import { expectedQuota, realtimeRelay } from './support/realtime-relay.ts';
 import { startServer } from './support/server.ts';
 
 /**
@@ -12,7 +12,7 @@ import { startServer } from './support/server.ts';
  * audio relayed); and the price of a realtime usage, worked out by hand.
  */
 describe('relay: OpenAI Realtime over WebSocket', () => {
-  const relay = new RealtimeRelay(startServer);
+  const relay = realtimeRelay(startServer);
 
   it('closes the session with an error event when the balance runs out, having billed every response exactly', async () => {
     // The hold for the next response is PreConsumedQuota (50) tokens at the completion ratio: 50 x 4 x 2 = 400.

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setResolverForTests } from '../src/infra/ssrf.ts';
 import { startHttpProxy, startSocks5Proxy, type TestProxy } from './support/proxies.ts';
 import { dial, isConn } from './support/realtime-client.ts';
-import { expectedQuota, priceRealtime, RealtimeRelay } from './support/realtime-relay.ts';
+import { expectedQuota, priceRealtime, realtimeRelay } from './support/realtime-relay.ts';
 import { flushLedger, seedChannel, seedToken, seedUser } from './support/relay-seed.ts';
 import { startServer } from './support/server.ts';
 
@@ -13,7 +13,7 @@ import { startServer } from './support/server.ts';
  * shutting down under open sessions.
  */
 describe('relay: OpenAI Realtime over WebSocket', () => {
-  const relay = new RealtimeRelay(startServer);
+  const relay = realtimeRelay(startServer);
 
   let httpProxy: TestProxy;
   let socksProxy: TestProxy;

@@ -9,7 +9,7 @@ import {
   TEXT_DELTAS,
 } from './support/mock-realtime.ts';
 import { dial, isConn, track } from './support/realtime-client.ts';
-import { expectedQuota, RealtimeRelay } from './support/realtime-relay.ts';
+import { expectedQuota, realtimeRelay } from './support/realtime-relay.ts';
 import { startServer } from './support/server.ts';
 
 /**
@@ -21,7 +21,7 @@ import { startServer } from './support/server.ts';
  * realtime-routing.test.ts.
  */
 describe('relay: OpenAI Realtime over WebSocket', () => {
-  const relay = new RealtimeRelay(startServer);
+  const relay = realtimeRelay(startServer);
 
   it('relays the official GA client both ways in order, billing each response.done to the unit with one log row each', async () => {
     const { userId, tokenId, apiKey } = await relay.newCaller(10_000_000, { remain: 5_000_000 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loginAs } from './support/console-client.ts';
 import { scrape } from './support/prometheus.ts';
-import { chatBody, METRICS, ResponseCacheRelay } from './support/response-cache-relay.ts';
+import { chatBody, METRICS, responseCacheRelay } from './support/response-cache-relay.ts';
 import { startServer } from './support/server.ts';
 
 /**
@@ -10,7 +10,7 @@ import { startServer } from './support/server.ts';
  * the tokens saved, counted in /metrics; entries expire after their TTL.
  */
 describe('response cache', () => {
-  const relay = new ResponseCacheRelay(startServer);
+  const relay = responseCacheRelay(startServer);
 
   it('is off for groups not listed; a request turns it on by header only where the operator allows it', async () => {
     const body = chatBody('vip asks');

@@ -4,7 +4,7 @@ import type { ClientFormat } from './support/format-clients.ts';
 import {
   chatBody,
   MODEL,
-  ResponseCacheRelay,
+  responseCacheRelay,
   TOOLS_CHAT,
   type Upstream,
 } from './support/response-cache-relay.ts';
@@ -30,7 +30,7 @@ const PAIRS: Array<[ClientFormat, Upstream]> = [
 ];
 
 describe('response cache', () => {
-  const relay = new ResponseCacheRelay(startServer);
+  const relay = responseCacheRelay(startServer);
 
   for (const [format, upstream] of PAIRS)
     for (const stream of [false, true])

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../src/context.ts';
 import { relayState } from '../../src/relay/relay-state.ts';
-import { DescribeGateway } from './describe-gateway.ts';
-import { type RealtimeMock, startRealtimeMock } from './mock-realtime.ts';
+import { perDescribe } from './describe-gateway.ts';
+import { startRealtimeMock } from './mock-realtime.ts';
 import { type Conn, dial, isConn } from './realtime-client.ts';
 import { seedChannel, seedToken, seedUser } from './relay-seed.ts';
 import type { startServer } from './server.ts';
@@ -74,82 +74,73 @@ export async function priceRealtime(ctx: AppContext, names = Object.keys(RATIO_O
     );
 }
 
-/** A gateway with the prices, a mock realtime upstream and the two channels, for one describe block. */
-export class RealtimeRelay extends DescribeGateway {
-  mock!: RealtimeMock;
-  wsUrl!: string;
-  port!: number;
-  openaiChannel!: number;
-
-  protected async setUp(start: typeof startServer) {
-    this.mock = await this.upstream(
-      startRealtimeMock(['sk-upstream-openai', 'azure-key-1', 'sk-upstream-mini']),
+/**
+ * A gateway with the prices, a mock realtime upstream and the two channels, for one describe block (set up in
+ * its beforeAll). The test file passes `startServer` in, so that the file says it starts a gateway
+ * (scripts/test-tiers.mjs places it by that).
+ */
+export function realtimeRelay(start: typeof startServer) {
+  return perDescribe(async (closeAfter) => {
+    /** The upstream: its handshakes and sessions are what reached it. */
+    const mock = closeAfter(
+      await startRealtimeMock(['sk-upstream-openai', 'azure-key-1', 'sk-upstream-mini']),
     );
-    this.server = await start();
-    this.wsUrl = this.server.url.replace('http://', 'ws://');
-    this.port = Number(new URL(this.server.url).port);
-    const { ctx } = this.server;
+    const server = closeAfter(await start());
+    const { ctx } = server;
     await priceRealtime(ctx);
     await ctx.options.set('PreConsumedQuota', '50');
-    this.openaiChannel = (
-      await seedChannel(ctx, {
-        baseUrl: this.mock.url,
-        key: 'sk-upstream-openai',
-        models: ['gpt-realtime'],
-      })
-    ).id;
+    const openai = await seedChannel(ctx, {
+      baseUrl: mock.url,
+      key: 'sk-upstream-openai',
+      models: ['gpt-realtime'],
+    });
     await seedChannel(ctx, {
       type: 3,
-      baseUrl: this.mock.url,
+      baseUrl: mock.url,
       key: 'azure-key-1',
       other: '2024-10-01-preview',
       models: ['gpt-4o-realtime-preview'],
       modelMapping: { 'gpt-4o-realtime-preview': 'gpt-4o-realtime-preview-2024-12-17' },
     });
-  }
-
-  realtimeUrl(model: string) {
-    return `${this.wsUrl}/v1/realtime?model=${encodeURIComponent(model)}`;
-  }
-
-  /** A session of `apiKey` (sent as a Bearer token) on `model`, once the gateway has said session.created. */
-  async session(model: string, apiKey: string): Promise<Conn> {
-    const conn = await dial(this.realtimeUrl(model), { headers: { authorization: `Bearer ${apiKey}` } });
-    if (!isConn(conn)) throw new Error(`refused: ${JSON.stringify(conn)}`);
-    await conn.next('session.created');
-    return conn;
-  }
-
-  /** A user and a token of it (unlimited unless `token` says). */
-  async newCaller(quota: number, token: { remain?: number; unlimited?: boolean } = { unlimited: true }) {
-    const user = await seedUser(this.server.ctx, { quota });
-    const tk = await seedToken(this.server.ctx, { userId: user.id, ...token });
-    return { userId: user.id, tokenId: tk.id, apiKey: tk.apiKey };
-  }
-
-  userRow(id: number) {
-    return this.server.ctx.db.db
-      .selectFrom('users')
-      .select(['quota', 'used_quota', 'request_count'])
-      .where('id', '=', id)
-      .executeTakeFirstOrThrow();
-  }
-
-  tokenRow(id: number) {
-    return this.server.ctx.db.db
-      .selectFrom('tokens')
-      .select(['remain_quota', 'used_quota'])
-      .where('id', '=', id)
-      .executeTakeFirstOrThrow();
-  }
-
-  /** The user's usage log rows, once the ledger has written them. */
-  logRows(userId: number) {
-    return usageRows(this.server.ctx, userId);
-  }
-
-  /** What the relay holds of the user's balance: nothing once a session is over. */
-  async heldBy(userId: number) {
-    return (await relayState(this.server.ctx).users.get(userId))?.balance.held;
-  }
+    const wsUrl = server.url.replace('http://', 'ws://');
+    const realtimeUrl = (model: string) => `${wsUrl}/v1/realtime?model=${encodeURIComponent(model)}`;
+    return {
+      server,
+      mock,
+      wsUrl,
+      port: Number(new URL(server.url).port),
+      /** The OpenAI channel of gpt-realtime. */
+      openaiChannel: openai.id,
+      realtimeUrl,
+      /** A session of `apiKey` (sent as a Bearer token) on `model`, once the gateway has said session.created. */
+      async session(model: string, apiKey: string): Promise<Conn> {
+        const conn = await dial(realtimeUrl(model), { headers: { authorization: `Bearer ${apiKey}` } });
+        if (!isConn(conn)) throw new Error(`refused: ${JSON.stringify(conn)}`);
+        await conn.next('session.created');
+        return conn;
+      },
+      /** A user and a token of it (unlimited unless `token` says). */
+      async newCaller(quota: number, token: { remain?: number; unlimited?: boolean } = { unlimited: true }) {
+        const user = await seedUser(ctx, { quota });
+        const tk = await seedToken(ctx, { userId: user.id, ...token });
+        return { userId: user.id, tokenId: tk.id, apiKey: tk.apiKey };
+      },
+      userRow: (id: number) =>
+        ctx.db.db
+          .selectFrom('users')
+          .select(['quota', 'used_quota', 'request_count'])
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow(),
+      tokenRow: (id: number) =>
+        ctx.db.db
+          .selectFrom('tokens')
+          .select(['remain_quota', 'used_quota'])
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow(),
+      /** The user's usage log rows, once the ledger has written them. */
+      logRows: (userId: number) => usageRows(ctx, userId),
+      /** What the relay holds of the user's balance: nothing once a session is over. */
+      heldBy: async (userId: number) => (await relayState(ctx).users.get(userId))?.balance.held,
+    };
+  });
 }

@@ -1,9 +1,9 @@
 import { ChannelType } from '@modelgate/shared';
 import { expect } from 'vitest';
-import { DescribeGateway } from './describe-gateway.ts';
+import { perDescribe } from './describe-gateway.ts';
 import { type Ask, type ClientFormat, formatClient } from './format-clients.ts';
-import { type FormatsMock, startFormatsMock } from './mock-formats.ts';
-import { type MockUpstream, startMockUpstream } from './mock-upstream.ts';
+import { startFormatsMock } from './mock-formats.ts';
+import { startMockUpstream } from './mock-upstream.ts';
 import { seedChannel, seedToken, seedUser } from './relay-seed.ts';
 import type { startServer } from './server.ts';
 import { usageRows } from './usage-rows.ts';
@@ -32,22 +32,19 @@ export const chatBody = (content: string, extra: Record<string, unknown> = {}) =
 });
 
 /**
- * The gateway, its upstreams and three callers (alice and bob of the default group, vip of a group the cache
- * is not on for), for one describe block.
+ * The gateway, its upstreams and three callers, for one describe block (set up in its beforeAll): alice and bob
+ * of the default group, vip of a group the cache is not on for. The test file passes `startServer` in, so that
+ * the file says it starts a gateway (scripts/test-tiers.mjs places it by that).
  */
-export class ResponseCacheRelay extends DescribeGateway {
-  chatMock!: MockUpstream;
-  mock!: FormatsMock;
-  alice!: Caller;
-  bob!: Caller;
-  vip!: Caller;
-
-  protected async setUp(start: typeof startServer) {
-    this.chatMock = await this.upstream(startMockUpstream());
-    this.mock = await this.upstream(startFormatsMock());
-    const [chat, formats] = [this.chatMock.url, this.mock.url];
-    this.server = await start({ env: { BATCH_UPDATE_INTERVAL: '3600', METRICS_TOKEN: METRICS } });
-    const { ctx } = this.server;
+export function responseCacheRelay(start: typeof startServer) {
+  return perDescribe(async (closeAfter) => {
+    /** The chat upstream (OpenAI's format) and the one of the other formats. */
+    const chatMock = closeAfter(await startMockUpstream());
+    const mock = closeAfter(await startFormatsMock());
+    const server = closeAfter(
+      await start({ env: { BATCH_UPDATE_INTERVAL: '3600', METRICS_TOKEN: METRICS } }),
+    );
+    const { ctx } = server;
     const priced = [...Object.values(MODEL), TOOLS_CHAT, 'rc-error', 'rc-embed', 'rc-rerank'];
     const ratio = (n: number) => JSON.stringify(Object.fromEntries(priced.map((m) => [m, n])));
     await ctx.options.set('ModelRatio', ratio(1));
@@ -73,70 +70,63 @@ export class ResponseCacheRelay extends DescribeGateway {
       });
     await channel(
       ChannelType.OpenAI,
-      chat,
+      chatMock.url,
       'sk-upstream-good',
       { [MODEL.chat]: 'gpt-4o', [TOOLS_CHAT]: 'mistral-large-latest' },
       { models: [MODEL.chat, TOOLS_CHAT, 'rc-embed', 'rc-rerank'] },
     );
-    await channel(43, chat, 'sk-quota', { 'rc-error': 'gpt-4o' }, { autoBan: false });
-    await channel(ChannelType.Anthropic, formats, 'sk-ant-mock', { [MODEL.anthropic]: 'claude-sonnet-4-5' });
-    await channel(ChannelType.Gemini, formats, 'gm-mock', { [MODEL.gemini]: 'gemini-2.5-flash' });
+    await channel(43, chatMock.url, 'sk-quota', { 'rc-error': 'gpt-4o' }, { autoBan: false });
+    await channel(ChannelType.Anthropic, mock.url, 'sk-ant-mock', { [MODEL.anthropic]: 'claude-sonnet-4-5' });
+    await channel(ChannelType.Gemini, mock.url, 'gm-mock', { [MODEL.gemini]: 'gemini-2.5-flash' });
     await channel(
       ChannelType.OpenAI,
-      formats,
+      mock.url,
       'sk-resp-mock',
       { [MODEL.responses]: 'gpt-5' },
       { setting: { responses_api: true } },
     );
-    this.alice = await this.funded();
-    this.bob = await this.funded();
-    this.vip = await this.funded('vip');
-  }
-
-  /** Requests that reached an upstream so far. */
-  upstreamCalls() {
-    return this.chatMock.requests.length + this.mock.requests.length;
-  }
-
-  /** A new user of `group` with a funded token. */
-  async funded(group = 'default'): Promise<Caller> {
-    const user = await seedUser(this.server.ctx, { quota: 100_000_000, group });
-    const token = await seedToken(this.server.ctx, { userId: user.id, remain: 100_000_000 });
-    return { id: user.id, apiKey: token.apiKey };
-  }
-
-  ask(format: ClientFormat, who: { apiKey: string }, model: string, a: Ask) {
-    return formatClient(format, this.server.url, who.apiKey).ask(model, a);
-  }
-
-  /**
-   * Runs a call whose answer is to be kept, and waits until it is: the store is written once the answer has
-   * been sent, so the client may be back before it is.
-   */
-  async kept<T>(call: () => Promise<T>): Promise<T> {
-    const stores = this.server.ctx.metrics!.responseCache;
-    const before = stores.storedCount;
-    const out = await call();
-    await expect.poll(() => stores.storedCount).toBe(before + 1);
-    return out;
-  }
-
-  /** A call's upstream requests: how many the call made. */
-  async counted<T>(call: () => Promise<T>): Promise<{ out: T; upstream: number }> {
-    const before = this.upstreamCalls();
-    const out = await call();
-    return { out, upstream: this.upstreamCalls() - before };
-  }
-
-  logRows(userId: number) {
-    return usageRows(this.server.ctx, userId);
-  }
-
-  postChat(who: { apiKey: string }, body: unknown, headers: Record<string, string> = {}) {
-    return fetch(`${this.server.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${who.apiKey}`, 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
-  }
+    /** A new user of `group` with a funded token. */
+    const funded = async (group = 'default'): Promise<Caller> => {
+      const user = await seedUser(ctx, { quota: 100_000_000, group });
+      const token = await seedToken(ctx, { userId: user.id, remain: 100_000_000 });
+      return { id: user.id, apiKey: token.apiKey };
+    };
+    /** Requests that reached an upstream so far. */
+    const upstreamCalls = () => chatMock.requests.length + mock.requests.length;
+    return {
+      server,
+      chatMock,
+      alice: await funded(),
+      bob: await funded(),
+      vip: await funded('vip'),
+      funded,
+      upstreamCalls,
+      ask: (format: ClientFormat, who: { apiKey: string }, model: string, a: Ask) =>
+        formatClient(format, server.url, who.apiKey).ask(model, a),
+      /**
+       * Runs a call whose answer is to be kept, and waits until it is: the store is written once the answer has
+       * been sent, so the client may be back before it is.
+       */
+      async kept<T>(call: () => Promise<T>): Promise<T> {
+        const stores = ctx.metrics!.responseCache;
+        const before = stores.storedCount;
+        const out = await call();
+        await expect.poll(() => stores.storedCount).toBe(before + 1);
+        return out;
+      },
+      /** A call's upstream requests: how many the call made. */
+      async counted<T>(call: () => Promise<T>): Promise<{ out: T; upstream: number }> {
+        const before = upstreamCalls();
+        const out = await call();
+        return { out, upstream: upstreamCalls() - before };
+      },
+      logRows: (userId: number) => usageRows(ctx, userId),
+      postChat: (who: { apiKey: string }, body: unknown, headers: Record<string, string> = {}) =>
+        fetch(`${server.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${who.apiKey}`, 'content-type': 'application/json', ...headers },
+          body: JSON.stringify(body),
+        }),
+    };
+  });
 }
