@@ -1,14 +1,11 @@
-import bcrypt from 'bcryptjs';
+import { CHANNEL_COLUMNS, goHash, key48, MODEL, tokenColumns, USER_COLUMNS } from './import-seed-values.ts';
 import type { SourceDatabase } from './import-sources.ts';
 
 /**
- * Rows an operator's new-api or one-api database would hold, made up for the import tests. Passwords are
- * bcrypt hashes with Go's `$2a$` prefix and cost 10, as both projects store them.
+ * Rows an operator's new-api database would hold, made up for the import tests: users (one whose name differs
+ * from alice's only in width), tokens, channels (a multi-key pool, a type with no equivalent, Azure), abilities,
+ * options, redemption codes, top-ups, logs.
  */
-export const MODEL = 'gpt-4.1-nano-2025-04-14';
-const goHash = (plain: string) => bcrypt.hashSync(plain, 10).replace(/^\$2b\$/, '$2a$');
-const key48 = (c: string) => `${c}${'x7Kq9Zr2'.repeat(6)}`.slice(0, 48);
-
 export const NEW_API = {
   rootPassword: 'root-password-1',
   alicePassword: 'alice-password',
@@ -23,23 +20,13 @@ export async function seedNewApi(src: SourceDatabase, upstream: string): Promise
   const user = (row: Record<string, unknown>) =>
     src.insert('users', {
       display_name: row.username,
-      role: 1,
-      status: 1,
-      email: '',
-      github_id: '',
+      ...USER_COLUMNS,
       discord_id: '',
-      oidc_id: '',
-      wechat_id: '',
       telegram_id: '',
       linux_do_id: '',
-      quota: 0,
-      used_quota: 0,
-      request_count: 0,
-      group: 'default',
       aff_count: 0,
       aff_quota: 0,
       aff_history: 0,
-      inviter_id: 0,
       setting: '',
       ...row,
     });
@@ -82,16 +69,11 @@ export async function seedNewApi(src: SourceDatabase, upstream: string): Promise
 
   const token = (row: Record<string, unknown>) =>
     src.insert('tokens', {
-      status: 1,
-      created_time: now - 86_400,
+      ...tokenColumns(now),
       accessed_time: now - 60,
-      expired_time: -1,
-      remain_quota: 0,
-      unlimited_quota: false,
       model_limits_enabled: false,
       model_limits: '',
       allow_ips: '',
-      used_quota: 0,
       group: '',
       cross_group_retry: false,
       ...row,
@@ -111,20 +93,9 @@ export async function seedNewApi(src: SourceDatabase, upstream: string): Promise
 
   const channel = (row: Record<string, unknown>) =>
     src.insert('channels', {
-      status: 1,
-      weight: 0,
+      ...CHANNEL_COLUMNS,
       created_time: now - 7 * 86_400,
-      test_time: 0,
-      response_time: 0,
-      base_url: '',
-      other: '',
-      balance: 0,
-      balance_updated_time: 0,
-      group: 'default',
-      used_quota: 0,
-      model_mapping: '',
       status_code_mapping: '',
-      priority: 0,
       auto_ban: 1,
       other_info: '',
       tag: '',
@@ -274,186 +245,4 @@ export async function seedNewApi(src: SourceDatabase, upstream: string): Promise
   });
   await log({ id: 3, type: 6, content: 'refund' });
   await src.insert('setups', { id: 1, version: 'v0.9.0', initialized_at: now - 30 * 86_400 });
-}
-
-export const ONE_API = {
-  carolPassword: 'carol-password',
-  carolQuota: 2_000_000,
-  carolKey: key48('C'),
-};
-
-export async function seedOneApi(src: SourceDatabase, upstream: string): Promise<void> {
-  const now = Math.floor(Date.now() / 1000);
-  const user = (row: Record<string, unknown>) =>
-    src.insert('users', {
-      display_name: row.username,
-      role: 1,
-      status: 1,
-      email: '',
-      github_id: '',
-      wechat_id: '',
-      lark_id: '',
-      oidc_id: '',
-      quota: 0,
-      used_quota: 0,
-      request_count: 0,
-      group: 'default',
-      inviter_id: 0,
-      ...row,
-    });
-  await user({
-    id: 1,
-    username: 'root',
-    password: goHash('one-root-pass'),
-    role: 100,
-    access_token: '0123456789abcdef0123456789abcdef',
-    quota: 500_000_000,
-    aff_code: 'x1Y2',
-  });
-  await user({
-    id: 2,
-    username: 'carol',
-    password: goHash(ONE_API.carolPassword),
-    access_token: 'fedcba9876543210fedcba9876543210',
-    quota: ONE_API.carolQuota,
-    used_quota: 5_000,
-    request_count: 3,
-    aff_code: 'c4R0',
-    lark_id: 'ou_lark_carol',
-  });
-  await user({
-    id: 3,
-    username: 'dave',
-    password: goHash('dave-password'),
-    access_token: '00000000000000000000000000000003',
-    status: 3,
-    aff_code: 'd4v3',
-  });
-
-  const token = (row: Record<string, unknown>) =>
-    src.insert('tokens', {
-      status: 1,
-      created_time: now - 86_400,
-      accessed_time: now,
-      expired_time: -1,
-      remain_quota: 0,
-      unlimited_quota: false,
-      used_quota: 0,
-      models: '',
-      subnet: '',
-      ...row,
-    });
-  await token({
-    id: 1,
-    user_id: 2,
-    key: ONE_API.carolKey,
-    name: 'cli',
-    remain_quota: 400_000,
-    models: MODEL,
-    subnet: '127.0.0.0/8,::1/128',
-  });
-  await token({ id: 2, user_id: 3, key: key48('V'), name: 'dave-token', unlimited_quota: true });
-
-  const channel = (row: Record<string, unknown>) =>
-    src.insert('channels', {
-      status: 1,
-      weight: 0,
-      created_time: now - 86_400,
-      test_time: 0,
-      response_time: 0,
-      base_url: '',
-      other: '',
-      balance: 0,
-      balance_updated_time: 0,
-      group: 'default',
-      used_quota: 0,
-      model_mapping: '',
-      priority: 0,
-      config: '{}',
-      ...row,
-    });
-  await channel({
-    id: 1,
-    type: 1,
-    key: 'sk-one-upstream',
-    name: 'openai',
-    base_url: upstream,
-    models: MODEL,
-  });
-  await channel({ id: 2, type: 36, key: 'sk-deepseek-key', name: 'deepseek', models: 'deepseek-chat' });
-  await channel({
-    id: 3,
-    type: 33,
-    key: '',
-    name: 'bedrock',
-    models: 'claude-3-5-sonnet-20240620',
-    config:
-      '{"region":"us-east-1","ak":"AKIAIOSFODNN7EXAMPLE","sk":"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}',
-  });
-  await channel({
-    id: 4,
-    type: 37,
-    key: 'cf-token-0123456789abcdefghijklmnopqrstuv',
-    name: 'workers-ai',
-    models: '@cf/meta/llama-3.1-8b-instruct',
-    config: '{"user_id":"0123456789abcdef0123456789abcdef"}',
-  });
-  await channel({ id: 5, type: 38, key: 'deepl-key', name: 'deepl', models: 'deepl-zh' });
-  await channel({
-    id: 6,
-    type: 29,
-    key: 'gsk-groq',
-    name: 'groq',
-    models: 'llama3-70b-8192',
-    system_prompt: 'Be brief.',
-  });
-
-  const ability = (group: string, model: string, channel_id: number) =>
-    src.insert('abilities', { group, model, channel_id, enabled: true, priority: 0 });
-  await ability('default', MODEL, 1);
-  await ability('default', 'deepseek-chat', 2);
-  await ability('default', 'deepl-zh', 5);
-
-  await src.insert('options', { key: 'OidcEnabled', value: 'false' });
-  await src.insert('options', { key: 'Theme', value: 'berry' });
-  await src.insert('options', { key: 'SystemName', value: 'One API' });
-  await src.insert('options', { key: 'QuotaPerUnit', value: '500000' });
-
-  await src.insert('redemptions', {
-    id: 1,
-    user_id: 1,
-    key: '9a8b7c6d5e4f30211203f4e5d6c7b8a9',
-    status: 1,
-    name: 'gift',
-    quota: 250_000,
-    created_time: now - 100,
-    redeemed_time: 0,
-  });
-
-  await src.insert('logs', {
-    id: 1,
-    user_id: 2,
-    created_at: now - 200,
-    type: 2,
-    content: '模型倍率 0.05',
-    username: 'carol',
-    token_name: 'cli',
-    model_name: MODEL,
-    quota: 80,
-    prompt_tokens: 800,
-    completion_tokens: 200,
-    channel_id: 1,
-    request_id: '20240601101010123456789',
-    elapsed_time: 2_500,
-    is_stream: false,
-    system_prompt_reset: false,
-  });
-  await src.insert('logs', {
-    id: 2,
-    user_id: 1,
-    created_at: now - 100,
-    type: 5,
-    content: 'channel test',
-    username: 'root',
-  });
 }
