@@ -1,4 +1,4 @@
-import { CHANNEL_COLUMNS, goHash, key48, MODEL, tokenColumns, USER_COLUMNS } from './import-seed-values.ts';
+import { goHash, key48, MODEL, rowWriters } from './import-seed-values.ts';
 import type { SourceDatabase } from './import-sources.ts';
 
 /**
@@ -17,10 +17,8 @@ export const NEW_API = {
 
 export async function seedNewApi(src: SourceDatabase, upstream: string): Promise<void> {
   const now = Math.floor(Date.now() / 1000);
-  const user = (row: Record<string, unknown>) =>
-    src.insert('users', {
-      display_name: row.username,
-      ...USER_COLUMNS,
+  const { user, token, channel } = rowWriters(src, now, {
+    users: {
       discord_id: '',
       telegram_id: '',
       linux_do_id: '',
@@ -28,8 +26,29 @@ export async function seedNewApi(src: SourceDatabase, upstream: string): Promise
       aff_quota: 0,
       aff_history: 0,
       setting: '',
-      ...row,
-    });
+    },
+    tokens: {
+      accessed_time: now - 60,
+      model_limits_enabled: false,
+      model_limits: '',
+      allow_ips: '',
+      group: '',
+      cross_group_retry: false,
+    },
+    channels: {
+      created_time: now - 7 * 86_400,
+      status_code_mapping: '',
+      auto_ban: 1,
+      other_info: '',
+      tag: '',
+      setting: '',
+      param_override: '',
+      header_override: '',
+      channel_info:
+        '{"is_multi_key":false,"multi_key_size":0,"multi_key_status_list":null,"multi_key_polling_index":0,"multi_key_mode":""}',
+      settings: '',
+    },
+  });
   await user({
     id: 1,
     username: 'root',
@@ -67,17 +86,6 @@ export async function seedNewApi(src: SourceDatabase, upstream: string): Promise
   // A different name in new-api (and in MySQL's collation), the same account name as alice here (NFKC).
   await user({ id: 4, username: 'ａｌｉｃｅ', password: goHash('another-one'), aff_code: 'Zz99' });
 
-  const token = (row: Record<string, unknown>) =>
-    src.insert('tokens', {
-      ...tokenColumns(now),
-      accessed_time: now - 60,
-      model_limits_enabled: false,
-      model_limits: '',
-      allow_ips: '',
-      group: '',
-      cross_group_retry: false,
-      ...row,
-    });
   await token({
     id: 1,
     user_id: 2,
@@ -91,22 +99,6 @@ export async function seedNewApi(src: SourceDatabase, upstream: string): Promise
   await token({ id: 3, user_id: 99, key: key48('G'), name: 'ghost' });
   await token({ id: 4, user_id: 2, key: key48('D'), name: 'old', deleted_at: '2024-05-01 08:00:00.000' });
 
-  const channel = (row: Record<string, unknown>) =>
-    src.insert('channels', {
-      ...CHANNEL_COLUMNS,
-      created_time: now - 7 * 86_400,
-      status_code_mapping: '',
-      auto_ban: 1,
-      other_info: '',
-      tag: '',
-      setting: '',
-      param_override: '',
-      header_override: '',
-      channel_info:
-        '{"is_multi_key":false,"multi_key_size":0,"multi_key_status_list":null,"multi_key_polling_index":0,"multi_key_mode":""}',
-      settings: '',
-      ...row,
-    });
   await channel({
     id: 1,
     type: 1,

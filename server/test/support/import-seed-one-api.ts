@@ -1,4 +1,4 @@
-import { CHANNEL_COLUMNS, goHash, key48, MODEL, tokenColumns, USER_COLUMNS } from './import-seed-values.ts';
+import { goHash, key48, MODEL, rowWriters } from './import-seed-values.ts';
 import type { SourceDatabase } from './import-sources.ts';
 
 /**
@@ -14,13 +14,20 @@ export const ONE_API = {
 
 export async function seedOneApi(src: SourceDatabase, upstream: string): Promise<void> {
   const now = Math.floor(Date.now() / 1000);
-  const user = (row: Record<string, unknown>) =>
-    src.insert('users', {
-      display_name: row.username,
-      ...USER_COLUMNS,
+  const { user, token, channel } = rowWriters(src, now, {
+    users: {
       lark_id: '',
-      ...row,
-    });
+    },
+    tokens: {
+      accessed_time: now,
+      models: '',
+      subnet: '',
+    },
+    channels: {
+      created_time: now - 86_400,
+      config: '{}',
+    },
+  });
   await user({
     id: 1,
     username: 'root',
@@ -50,14 +57,6 @@ export async function seedOneApi(src: SourceDatabase, upstream: string): Promise
     aff_code: 'd4v3',
   });
 
-  const token = (row: Record<string, unknown>) =>
-    src.insert('tokens', {
-      ...tokenColumns(now),
-      accessed_time: now,
-      models: '',
-      subnet: '',
-      ...row,
-    });
   await token({
     id: 1,
     user_id: 2,
@@ -69,13 +68,6 @@ export async function seedOneApi(src: SourceDatabase, upstream: string): Promise
   });
   await token({ id: 2, user_id: 3, key: key48('V'), name: 'dave-token', unlimited_quota: true });
 
-  const channel = (row: Record<string, unknown>) =>
-    src.insert('channels', {
-      ...CHANNEL_COLUMNS,
-      created_time: now - 86_400,
-      config: '{}',
-      ...row,
-    });
   await channel({
     id: 1,
     type: 1,
