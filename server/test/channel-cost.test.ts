@@ -6,6 +6,7 @@ import { type ConsoleClient, loginAs } from './support/console-client.ts';
 import { type MockUpstream, startMockUpstream } from './support/mock-upstream.ts';
 import { flushLedger, seedToken, seedUser } from './support/relay-seed.ts';
 import { startServer, type TestServer } from './support/server.ts';
+import { usageRows } from './support/usage-rows.ts';
 
 /**
  * A channel's upstream price (setting.cost_ratio, setting.cost_prices) prices each usage log row's `cost` with
@@ -79,16 +80,7 @@ describe('upstream cost of usage log rows', () => {
   }
 
   /** The user's consumption rows, oldest first, once the ledger has written them. */
-  async function rows(userId: number) {
-    await flushLedger(server.ctx);
-    return server.ctx.logDb.db
-      .selectFrom('logs')
-      .selectAll()
-      .where('user_id', '=', userId)
-      .where('type', '=', 2)
-      .orderBy('id')
-      .execute();
-  }
+  const rows = (userId: number) => usageRows(server.ctx, userId);
 
   /** Reloads the relay's channel cache (the console announces a change; this waits for it) and checks the route. */
   async function routed(group: string, model = 'deepseek-chat') {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../src/import/run.ts';
-import { NEW_API, seedNewApi } from './support/import-seeds.ts';
+import { NEW_API, seedNewApi } from './support/import-seed-new-api.ts';
 import { makeSource, type SourceDatabase } from './support/import-sources.ts';
 import { type MockUpstream, startMockUpstream } from './support/mock-upstream.ts';
 import { startServer, type TestServer } from './support/server.ts';

@@ -3,91 +3,34 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { commitRows } from '../src/import/job.ts';
 import { ImportRefused } from '../src/import/refused.ts';
 import { runImport } from '../src/import/run.ts';
 import { hashAccessToken } from '../src/modules/auth/access-token.ts';
 import { ConsoleClient } from './support/console-client.ts';
 import { DATABASES } from './support/databases.ts';
-import { MODEL, NEW_API, ONE_API, seedNewApi, seedOneApi } from './support/import-seeds.ts';
-import { makeSource, type SourceDatabase, type SourceEngine } from './support/import-sources.ts';
-import { type MockUpstream, startMockUpstream } from './support/mock-upstream.ts';
+import { importGateway, importPairs } from './support/import-gateway.ts';
+import { NEW_API } from './support/import-seed-new-api.ts';
+import { MODEL } from './support/import-seed-values.ts';
+import { makeSource } from './support/import-sources.ts';
 import { flushLedger } from './support/relay-seed.ts';
-import { startServer, type TestServer } from './support/server.ts';
+import { startServer } from './support/server.ts';
 
 /**
- * `npm run import`: new-api and one-api databases (tables from those projects' GORM models, on SQLite and on
- * MySQL) move into a fresh gateway; imported users sign in with their old passwords, imported tokens relay a
- * chat; a second run changes nothing; a dry run writes nothing; foreign or unreachable sources are refused
- * before any write.
+ * `npm run import` of a new-api database (tables from that project's GORM models, on SQLite and on MySQL) into
+ * a fresh gateway: imported users sign in with their old passwords, imported tokens relay a chat; a second run
+ * changes nothing; a dry run writes nothing; foreign or unreachable sources are refused before any write.
+ * A one-api database: import-one-api.test.ts.
  */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const TABLES = [
-  'users',
-  'tokens',
-  'channels',
-  'abilities',
-  'options',
-  'redemptions',
-  'top_ups',
-  'logs',
-] as const;
 
-/** Every row of the tables the import writes, as JSON, to compare a database before and after. */
-async function snapshot(server: TestServer): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const t of TABLES) {
-    const rows = await server.ctx.db.db.selectFrom(t).selectAll().execute();
-    out[t] = JSON.stringify(rows.map((r) => JSON.stringify(r)).sort());
-  }
-  return out;
-}
-
-const count = async (server: TestServer, table: (typeof TABLES)[number]) =>
-  Number(
-    (
-      await server.ctx.db.db
-        .selectFrom(table)
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
-
-const engineOf = (name: string) => DATABASES.find((d) => d.name === name) ?? DATABASES[0];
-/** Source engine and the gateway's own engine: like for like, and a SQLite export into PostgreSQL. */
-const PAIRS: Array<{ engine: SourceEngine; target: (typeof DATABASES)[number]; available: boolean }> = [
-  { engine: 'sqlite', target: DATABASES[0], available: true },
-  { engine: 'mysql', target: engineOf('mysql'), available: engineOf('mysql').available },
-  { engine: 'sqlite', target: engineOf('postgres'), available: engineOf('postgres').available },
-];
-
-let mock: MockUpstream;
-beforeAll(async () => {
-  mock = await startMockUpstream();
-});
-afterAll(async () => {
-  await mock?.close();
-});
-
-for (const { engine, available, target } of PAIRS) {
+for (const { engine, available, target } of importPairs(DATABASES))
   describe.skipIf(!available)(`import from a new-api database on ${engine} into ${target.name}`, () => {
-    let src: SourceDatabase;
-    let server: TestServer;
-
-    beforeAll(async () => {
-      src = await makeSource('new-api', engine);
-      await seedNewApi(src, mock.url);
-      server = await startServer({ db: target });
-    });
-    afterAll(async () => {
-      await server?.close();
-      await src?.close();
-    });
+    const gw = importGateway(startServer, 'new-api', engine, target);
 
     it('moves users, tokens, channels, abilities, options, codes and top-ups and reports what it skipped', async () => {
-      const report = await runImport(server.ctx, { from: src.from, logs: true });
+      const report = await runImport(gw.server.ctx, { from: gw.src.from, logs: true });
       const r = report.toJSON().entities;
       expect(report.flavor).toBe('new-api');
       expect(r.users).toMatchObject({ read: 4, imported: 3, unchanged: 0 });
@@ -126,7 +69,7 @@ for (const { engine, available, target } of PAIRS) {
     });
 
     it('keeps what the rows meant: ids, hashes, balances through the ledger, deletions, key states, options', async () => {
-      const db = server.ctx.db.db;
+      const db = gw.server.ctx.db.db;
       const alice = await db.selectFrom('users').selectAll().where('id', '=', 2).executeTakeFirstOrThrow();
       expect(alice).toMatchObject({
         username: 'alice',
@@ -177,9 +120,9 @@ for (const { engine, available, target } of PAIRS) {
       expect(abilities.every((a) => Number(a.priority) === 10 && Number(a.weight) === 5)).toBe(true);
       const azure = await db.selectFrom('abilities').selectAll().where('channel_id', '=', 4).execute();
       expect(azure.map((a) => a.enabled)).toEqual([0]);
-      expect(server.ctx.options.get('SystemName')).toBe('Acme AI');
-      expect(server.ctx.options.get('DisplayInCurrencyEnabled')).toBe('false');
-      expect(server.ctx.options.json('GroupRatio')).toEqual({ default: 1, vip: 0.8 });
+      expect(gw.server.ctx.options.get('SystemName')).toBe('Acme AI');
+      expect(gw.server.ctx.options.get('DisplayInCurrencyEnabled')).toBe('false');
+      expect(gw.server.ctx.options.json('GroupRatio')).toEqual({ default: 1, vip: 0.8 });
       const codes = await db.selectFrom('redemptions').select(['id', 'status']).orderBy('id').execute();
       expect(codes.map((c) => [c.id, c.status])).toEqual([
         [1, 1],
@@ -201,31 +144,23 @@ for (const { engine, available, target } of PAIRS) {
     });
 
     it('lets an imported user sign in with the old password and relay a chat with an imported token', async () => {
-      const alice = new ConsoleClient(server.url);
+      const alice = new ConsoleClient(gw.server.url);
       const login = await alice.login('alice', NEW_API.alicePassword);
       expect(login.success, login.message).toBe(true);
       const self = await alice.get('/api/user/self');
       expect(self.data).toMatchObject({ id: 2, username: 'alice', quota: NEW_API.aliceQuota });
-      expect((await new ConsoleClient(server.url).login('alice', 'wrong-password')).success).toBe(false);
-      const root = await new ConsoleClient(server.url).login('root', NEW_API.rootPassword);
+      expect((await new ConsoleClient(gw.server.url).login('alice', 'wrong-password')).success).toBe(false);
+      const root = await new ConsoleClient(gw.server.url).login('root', NEW_API.rootPassword);
       expect(root.success, root.message).toBe(true);
 
-      const seen = mock.requests.length;
-      const client = new OpenAI({
-        apiKey: `sk-${NEW_API.aliceKey}`,
-        baseURL: `${server.url}/v1`,
-        maxRetries: 0,
-      });
-      const answer = await client.chat.completions.create({
-        model: MODEL,
-        messages: [{ role: 'user', content: 'hello' }],
-      });
+      const seen = gw.mock.requests.length;
+      const answer = await gw.chat(`sk-${NEW_API.aliceKey}`, 'hello');
       expect(answer.choices[0].message.content).toBeTruthy();
-      expect(mock.requests.slice(seen).map((q) => q.headers.authorization)).toEqual([
+      expect(gw.mock.requests.slice(seen).map((q) => q.headers.authorization)).toEqual([
         'Bearer sk-upstream-one',
       ]);
-      await flushLedger(server.ctx);
-      const after = await server.ctx.db.db
+      await flushLedger(gw.server.ctx);
+      const after = await gw.server.ctx.db.db
         .selectFrom('users')
         .select(['quota', 'used_quota'])
         .where('id', '=', 2)
@@ -233,7 +168,7 @@ for (const { engine, available, target } of PAIRS) {
       const spent = NEW_API.aliceQuota - Number(after.quota);
       expect(spent).toBeGreaterThan(0);
       expect(Number(after.used_quota)).toBe(987_654 + spent);
-      const token = await server.ctx.db.db
+      const token = await gw.server.ctx.db.db
         .selectFrom('tokens')
         .select('remain_quota')
         .where('id', '=', 1)
@@ -242,23 +177,21 @@ for (const { engine, available, target } of PAIRS) {
     });
 
     it('changes nothing when run again', async () => {
-      await flushLedger(server.ctx);
-      const before = await snapshot(server);
-      const report = await runImport(server.ctx, { from: src.from, logs: true });
+      const { report, before, after } = await gw.runAgain();
       for (const [name, e] of Object.entries(report.toJSON().entities))
         expect(e.imported, `${name} imported on the second run`).toBe(0);
       expect(report.toJSON().entities.users.unchanged).toBe(3);
-      expect(await snapshot(server)).toEqual(before);
+      expect(after).toEqual(before);
     });
 
     it('gives new rows fresh ids after the imported ones', async () => {
-      const admin = new ConsoleClient(server.url);
+      const admin = new ConsoleClient(gw.server.url);
       expect((await admin.login('root', NEW_API.rootPassword)).success).toBe(true);
       const r = await admin.post('/api/channel/', {
         type: 1,
         name: 'after-import',
         key: 'sk-after',
-        base_url: mock.url,
+        base_url: gw.mock.url,
         models: ['gpt-4o-mini'],
         group: 'default',
       });
@@ -267,133 +200,24 @@ for (const { engine, available, target } of PAIRS) {
     });
   });
 
-  describe.skipIf(!available)(`import from a one-api database on ${engine} into ${target.name}`, () => {
-    let src: SourceDatabase;
-    let server: TestServer;
-
-    beforeAll(async () => {
-      src = await makeSource('one-api', engine);
-      await seedOneApi(src, mock.url);
-      server = await startServer({ db: target });
-    });
-    afterAll(async () => {
-      await server?.close();
-      await src?.close();
-    });
-
-    it('translates one-api types, credentials, token limits and options', async () => {
-      const report = await runImport(server.ctx, { from: src.from, logs: true });
-      const r = report.toJSON().entities;
-      expect(report.flavor).toBe('one-api');
-      expect(r.users).toMatchObject({ read: 3, imported: 3 });
-      expect(r.users.notes).toHaveProperty(['lark sign-in binding has no equivalent here and was dropped']);
-      expect(r.channels).toMatchObject({ read: 6, imported: 5 });
-      expect(r.channels.skipped).toEqual([
-        { id: '5', reason: 'channel type 38 (DeepL) has no equivalent here' },
-      ]);
-      expect(r.options.skipped).toEqual([
-        { id: 'Theme', reason: 'the console has one theme (light and dark follow the browser)' },
-      ]);
-      expect(r.options.notes).toHaveProperty(['OidcEnabled became oidc.enabled']);
-      expect(r.abilities.skipped).toEqual([
-        { id: 'default/deepl-zh@5', reason: 'channel 5 was not imported' },
-      ]);
-
-      const db = server.ctx.db.db;
-      const channels = await db.selectFrom('channels').selectAll().orderBy('id').execute();
-      const byId = new Map(channels.map((c) => [c.id, c]));
-      expect(byId.get(2)?.type).toBe(43); // DeepSeek
-      expect(byId.get(3)).toMatchObject({
-        type: 33,
-        key: 'AKIAIOSFODNN7EXAMPLE|wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY|us-east-1',
-      });
-      expect(byId.get(4)?.type).toBe(39);
-      expect(JSON.parse(byId.get(4)?.setting ?? '{}')).toEqual({
-        account_id: '0123456789abcdef0123456789abcdef',
-      });
-      expect(byId.get(6)).toMatchObject({ type: 8, base_url: 'https://api.groq.com/openai' });
-      const token = await db.selectFrom('tokens').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
-      expect(token).toMatchObject({
-        model_limits_enabled: 1,
-        model_limits: MODEL,
-        allow_ips: '127.0.0.0/8\n::1/128',
-      });
-      const dave = await db.selectFrom('users').selectAll().where('id', '=', 3).executeTakeFirstOrThrow();
-      expect(dave.status).toBe(3);
-      expect(dave.deleted_at).not.toBeNull();
-      expect(server.ctx.options.get('oidc.enabled')).toBe('false');
-      const logs = await db
-        .selectFrom('logs')
-        .selectAll()
-        .where('content', 'not like', 'Balance of%')
-        .orderBy('created_at')
-        .execute();
-      expect(logs.map((l) => [Number(l.type), Number(l.use_time), l.request_id])).toEqual([
-        [2, 3, '20240601101010123456789'],
-        [4, 0, ''],
-      ]);
-    });
-
-    it('lets an imported user sign in and relay through an imported token', async () => {
-      const carol = new ConsoleClient(server.url);
-      const login = await carol.login('carol', ONE_API.carolPassword);
-      expect(login.success, login.message).toBe(true);
-      expect((await carol.get('/api/user/self')).data.quota).toBe(ONE_API.carolQuota);
-      const client = new OpenAI({
-        apiKey: `sk-${ONE_API.carolKey}`,
-        baseURL: `${server.url}/v1`,
-        maxRetries: 0,
-      });
-      const answer = await client.chat.completions.create({
-        model: MODEL,
-        messages: [{ role: 'user', content: 'hi' }],
-      });
-      expect(answer.choices[0].message.content).toBeTruthy();
-      // The deleted user's token no longer works.
-      const dave = new OpenAI({ apiKey: 'sk-V'.padEnd(51, 'x'), baseURL: `${server.url}/v1`, maxRetries: 0 });
-      await expect(
-        dave.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }),
-      ).rejects.toThrow();
-    });
-
-    it('changes nothing when run again', async () => {
-      await flushLedger(server.ctx);
-      const before = await snapshot(server);
-      const report = await runImport(server.ctx, { from: src.from, logs: true });
-      for (const [name, e] of Object.entries(report.toJSON().entities)) expect(e.imported, name).toBe(0);
-      expect(await snapshot(server)).toEqual(before);
-    });
-  });
-}
-
 describe('dry runs and refusals', () => {
-  let server: TestServer;
-  let src: SourceDatabase;
-  beforeAll(async () => {
-    src = await makeSource('new-api', 'sqlite');
-    await seedNewApi(src, mock.url);
-    server = await startServer();
-  });
-  afterAll(async () => {
-    await server?.close();
-    await src?.close();
-  });
+  const gw = importGateway(startServer, 'new-api', 'sqlite');
 
   it('counts everything in a dry run and writes nothing', async () => {
-    const before = await snapshot(server);
-    const report = await runImport(server.ctx, { from: src.from, dryRun: true, logs: true });
+    const before = await gw.snapshot();
+    const report = await runImport(gw.server.ctx, { from: gw.src.from, dryRun: true, logs: true });
     const r = report.toJSON().entities;
     expect(r.users.imported).toBe(3);
     expect(r.tokens.imported).toBe(3);
     expect(r.channels.imported).toBe(3);
     expect(r.logs.imported).toBe(3);
     expect(report.format()).toMatch(/^Dry run: nothing was written/);
-    expect(await snapshot(server)).toEqual(before);
-    expect(await count(server, 'users')).toBe(0);
+    expect(await gw.snapshot()).toEqual(before);
+    expect(await gw.count('users')).toBe(0);
   });
 
   it('writes a batch whole, and when one row of it fails, writes the others and lists that one', async () => {
-    const db = server.ctx.db.db;
+    const db = gw.server.ctx.db.db;
     const row = (id: number, key: string) => ({
       id,
       user_id: 1,
@@ -432,23 +256,23 @@ describe('dry runs and refusals', () => {
     await foreign.exec(
       'CREATE TABLE users (id integer primary key, email text); CREATE TABLE orders (id integer)',
     );
-    const before = await snapshot(server);
-    const err = await runImport(server.ctx, { from: foreign.from }).catch((e) => e);
+    const before = await gw.snapshot();
+    const err = await runImport(gw.server.ctx, { from: foreign.from }).catch((e) => e);
     expect(err).toBeInstanceOf(ImportRefused);
     expect(err.message).toMatch(
       /is not a new-api or one-api database \(missing users\.username, .*table tokens/,
     );
-    expect(await snapshot(server)).toEqual(before);
+    expect(await gw.snapshot()).toEqual(before);
     await foreign.close();
   });
 
   it('refuses a source that cannot be reached', async () => {
-    const missing = await runImport(server.ctx, { from: join(tmpdir(), 'no-such-dir', 'one-api.db') }).catch(
-      (e) => e,
-    );
+    const missing = await runImport(gw.server.ctx, {
+      from: join(tmpdir(), 'no-such-dir', 'one-api.db'),
+    }).catch((e) => e);
     expect(missing).toBeInstanceOf(ImportRefused);
     expect(missing.message).toMatch(/cannot open the source database/);
-    const closed = await runImport(server.ctx, { from: 'root:secret-pw@tcp(127.0.0.1:1)/newapi' }).catch(
+    const closed = await runImport(gw.server.ctx, { from: 'root:secret-pw@tcp(127.0.0.1:1)/newapi' }).catch(
       (e) => e,
     );
     expect(closed).toBeInstanceOf(ImportRefused);
@@ -461,10 +285,10 @@ describe('dry runs and refusals', () => {
       notSqlite,
       'this is not a database file, only some text that is long enough to be read\n'.repeat(20),
     );
-    const garbage = await runImport(server.ctx, { from: notSqlite }).catch((e) => e);
+    const garbage = await runImport(gw.server.ctx, { from: notSqlite }).catch((e) => e);
     expect(garbage).toBeInstanceOf(ImportRefused);
     expect(garbage.message).toMatch(/not a database/);
-    expect(await count(server, 'users')).toBe(0);
+    expect(await gw.count('users')).toBe(0);
   });
 
   it('the npm script refuses a foreign source before it even creates the target database', async () => {
@@ -480,12 +304,12 @@ describe('dry runs and refusals', () => {
 
   it('the npm script imports and prints its report', async () => {
     const targetPath = join(mkdtempSync(join(tmpdir(), 'gw-import-target-')), 'gateway.db');
-    const run = await runScript(['--from', src.from], { SQL_DSN: '', SQLITE_PATH: targetPath });
+    const run = await runScript(['--from', gw.src.from], { SQL_DSN: '', SQLITE_PATH: targetPath });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('users: 4 read, 3 imported, 0 already here, 1 skipped');
     expect(run.stdout).toContain('logs: 0 read');
-    const again = await runScript(['--from', src.from], { SQL_DSN: '', SQLITE_PATH: targetPath });
+    const again = await runScript(['--from', gw.src.from], { SQL_DSN: '', SQLITE_PATH: targetPath });
     expect(again.stdout).toContain('users: 4 read, 0 imported, 3 already here, 1 skipped');
   });
 });

@@ -34,6 +34,12 @@ export function parseExposition(text: string): Scrape {
   };
 }
 
+/** How far each metric moved from one scrape to a later one: `delta(name, labels)`. */
+export function deltas(before: Scrape, after: Scrape) {
+  return (name: string, labels?: Record<string, string>) =>
+    after.value(name, labels) - before.value(name, labels);
+}
+
 /** GET /metrics with the bearer token; throws unless the answer is 200. */
 export async function scrape(baseUrl: string, token: string): Promise<Scrape> {
   const res = await fetch(`${baseUrl}/metrics`, { headers: { authorization: `Bearer ${token}` } });
