@@ -63,12 +63,15 @@ export default defineConfig({
           // A browser on a machine busy with other runs can take seconds to show a result (vitest's default
           // poll gives up after 1 s); poll.ts's helper and every bare expect.poll get the same room.
           expect: { poll: { timeout: 10_000, interval: 100 } },
-          // After the other tiers (their own group), several files at a time, each with its own gateway and browser
-          // context in the one chromium: a file spends most of its time waiting on the page and the server, which
-          // the other files fill. E2E_WORKERS overrides the count.
+          // After the other tiers (their own group), three files at a time (E2E_WORKERS), each with its own gateway
+          // and browser context in the one chromium: a file spends much of its time waiting on the page and the
+          // server, which the other files fill. A worker runs its files one after another in one module graph
+          // (E2E_ISOLATE=1 for a fresh process per file): loading the server and playwright afresh was about a
+          // third of the tier's time, and each file closes its gateway and contexts at its end.
           pool: 'forks',
           sequence: { groupOrder: 1 },
           maxWorkers: Number(process.env.E2E_WORKERS) || 3,
+          isolate: process.env.E2E_ISOLATE === '1',
         },
       },
     ],
