@@ -9,13 +9,13 @@ import { join, relative } from 'node:path';
  *   and MySQL.
  * - process: starts processes (node:child_process, support/spawned.ts, the start-memory bench).
  * - http: starts a gateway in the test's process (startServer, startInstances, createContext, buildApp, or a
- *   provider test's providerEnv / providerSuite from server/test/support/).
+ *   support helper that starts one: providerEnv / providerSuite, startThreeChannels).
  * - unit: everything else (pure functions on recorded fixtures).
  */
 export function tierOf(text) {
   if (/\bDATABASES\b/.test(text)) return 'stores';
   if (/node:child_process|support\/spawned\.ts|bench\/start-memory/.test(text)) return 'process';
-  if (/\b(startServer|startInstances|createContext|buildApp|providerEnv|providerSuite)\b/.test(text))
+  if (/\b(startServer|startInstances|createContext|buildApp|providerEnv|providerSuite|startThreeChannels)\b/.test(text))
     return 'http';
   return 'unit';
 }
