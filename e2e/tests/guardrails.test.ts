@@ -91,9 +91,14 @@ describe('guardrail settings in the console', () => {
     await page.getByRole('button', { name: '添加令牌' }).click();
     await page.locator('#guardrailAssign_tokens_0_id').fill('12');
     await page.getByTestId('save-guardrail-assignments').click();
+    // Waits for the options themselves: the policy save's "saved" toast may still be up.
+    await expect
+      .poll(() => JSON.parse(gw.ctx.options.get('guardrails.token_policies')))
+      .toEqual({ '12': '' });
+    await expect
+      .poll(() => JSON.parse(gw.ctx.options.get('guardrails.group_policies')))
+      .toEqual({ '*': 'strict' });
     await expect.poll(() => toast(page, '保存成功').count()).toBeGreaterThan(0);
-    expect(JSON.parse(gw.ctx.options.get('guardrails.group_policies'))).toEqual({ '*': 'strict' });
-    expect(JSON.parse(gw.ctx.options.get('guardrails.token_policies'))).toEqual({ '12': '' });
   });
 
   test('screenshots of the saved policy', async () => {
