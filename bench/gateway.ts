@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { buildApp } from '../server/src/app.ts';
 import { loadConfig } from '../server/src/config.ts';
 import { createContext } from '../server/src/context.ts';
-import { benchChannel, benchToken, benchUser } from './seed-rows.ts';
+import { channelRow, tokenRow, userRow } from '../server/test/support/account-rows.ts';
 
 /**
  * The gateway under benchmark, in its own process so its CPU time and memory are its own: a fresh SQLite
@@ -24,17 +24,19 @@ const ctx = await createContext(config);
 const now = Math.floor(Date.now() / 1000);
 await ctx.db.db
   .insertInto('users')
-  .values(benchUser({ username: 'bench', now }))
+  .values(userRow({ username: 'bench', quota: 1e12, created_at: now }))
   .execute();
 const key = 'benchbenchbenchbenchbenchbenchbenchbenchbenchbenc';
 await ctx.db.db
   .insertInto('tokens')
-  .values(benchToken({ userId: 1, key, name: 'bench', now }))
+  .values(
+    tokenRow({ user_id: 1, key, name: 'bench', created_time: now, accessed_time: now, remain_quota: 1e12 }),
+  )
   .execute();
 const channel = (type: number, name: string, models: string) =>
   ctx.db.db
     .insertInto('channels')
-    .values(benchChannel({ type, name, models, baseUrl: upstream, autoBan: true, now }))
+    .values(channelRow({ type, key: 'sk-upstream', name, models, base_url: upstream, created_time: now }))
     .execute();
 await channel(1, 'bench-openai', 'gpt-4o-mini');
 await channel(14, 'bench-anthropic', 'claude-bench');

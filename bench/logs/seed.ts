@@ -1,7 +1,7 @@
 import { type Insertable, sql } from 'kysely';
 import type { Db } from '../../server/src/db/index.ts';
 import type { LogsTable } from '../../server/src/db/schema.ts';
-import { benchUser } from '../seed-rows.ts';
+import { userRow } from '../../server/test/support/account-rows.ts';
 import { DAYS, makeRow, rng, USERS } from './rows.ts';
 
 type Row = Insertable<LogsTable>;
@@ -150,7 +150,7 @@ export async function seedLogUsers(handle: Db): Promise<number> {
   const user = (id: number, username: string, role: number) => ({
     id,
     username_key: username.toLowerCase(),
-    ...benchUser({ username, now, quota: 0, role, affCode: `bench${id}` }),
+    ...userRow({ username, role, aff_code: `bench${id}`, created_at: now }),
   });
   const all = Array.from({ length: USERS }, (_, i) => user(i + 1, `user${i + 1}`, 1));
   const adminId = USERS + 1;

@@ -10,8 +10,8 @@ import { hashPassword } from '../../server/src/modules/auth/password.ts';
 import { exportQuotaData } from '../../server/src/modules/data/export.ts';
 import { runRetention } from '../../server/src/modules/retention/job.ts';
 import { relayState } from '../../server/src/relay/relay-state.ts';
+import { channelRow, tokenRow, userRow } from '../../server/test/support/account-rows.ts';
 import { seedLogRows } from '../logs/seed.ts';
-import { benchChannel, benchToken, benchUser } from '../seed-rows.ts';
 import { CHANNELS, MODEL_RATIOS, TOKENS_PER_USER, tokenKey, USERS } from './traffic.ts';
 
 /**
@@ -56,7 +56,9 @@ const seededTop = await db
   .executeTakeFirst();
 // The seeded log names users 1..1000; the mix's users are new rows after them.
 const password = await hashPassword('mix-password');
-const users = Array.from({ length: USERS }, (_, i) => benchUser({ username: `mix${i}`, password, now }));
+const users = Array.from({ length: USERS }, (_, i) =>
+  userRow({ username: `mix${i}`, password, quota: 1e12, created_at: now }),
+);
 for (let i = 0; i < users.length; i += 50)
   await db
     .insertInto('users')
@@ -69,11 +71,13 @@ const ids = await db
   .execute();
 const idOf = new Map(ids.map((u) => [u.username, Number(u.id)]));
 const tokens = Array.from({ length: USERS * TOKENS_PER_USER }, (_, i) =>
-  benchToken({
-    userId: idOf.get(`mix${Math.floor(i / TOKENS_PER_USER)}`) as number,
+  tokenRow({
+    user_id: idOf.get(`mix${Math.floor(i / TOKENS_PER_USER)}`) as number,
     key: tokenKey(i),
     name: `mix-token-${i}`,
-    now,
+    created_time: now,
+    accessed_time: now,
+    remain_quota: 1e12,
   }),
 );
 for (let i = 0; i < tokens.length; i += 100)
@@ -85,13 +89,14 @@ for (const c of CHANNELS)
   await db
     .insertInto('channels')
     .values(
-      benchChannel({
+      channelRow({
         type: c.type,
+        key: 'sk-upstream',
         name: `mix-${c.format}`,
         models: c.models.join(','),
-        baseUrl: upstream,
-        autoBan: false,
-        now,
+        base_url: upstream,
+        auto_ban: 0,
+        created_time: now,
       }),
     )
     .execute();
