@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { copyText } from './copyText.ts';
 import { feedback } from './feedback.tsx';
 import { type PagedTableProps, usePageSize } from './PagedTable.tsx';
@@ -71,4 +72,13 @@ export function useRowChange<T>(
       queryClient.invalidateQueries({ queryKey: [list] });
     },
   });
+}
+
+/** Enables a row that is not enabled and disables (status 2) one that is; then says so and reads the list again. */
+export function useStatusToggle<T extends KeyRow>(
+  list: string,
+  setStatus: (id: number, status: 1 | 2) => Promise<unknown>,
+) {
+  const { t } = useTranslation();
+  return useRowChange(list, (r: T) => setStatus(r.id, r.status === 1 ? 2 : 1), t('common.operationDone'));
 }

@@ -5,7 +5,7 @@ import type { ColumnsType } from 'antd/es/table';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { copyText } from '../../shared/copyText.ts';
-import { useKeyList, useRowChange } from '../../shared/keyList.ts';
+import { useKeyList, useRowChange, useStatusToggle } from '../../shared/keyList.ts';
 import { PagedTable } from '../../shared/PagedTable.tsx';
 import { QuotaText } from '../../shared/QuotaText.tsx';
 import { TimeText } from '../../shared/TimeText.tsx';
@@ -31,11 +31,7 @@ export default function RedemptionsPage() {
     placeholderData: keepPreviousData,
   });
 
-  const toggle = useRowChange(
-    'redemptions',
-    (r: Redemption) => setRedemptionStatus(r.id, r.status === 1 ? 2 : 1),
-    t('common.operationDone'),
-  );
+  const toggle = useStatusToggle<Redemption>('redemptions', setRedemptionStatus);
   const remove = useRowChange(
     'redemptions',
     (r: Redemption) => deleteRedemption(r.id),

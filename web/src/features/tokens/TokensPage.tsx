@@ -5,7 +5,7 @@ import type { ColumnsType } from 'antd/es/table';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { EllipsisText } from '../../shared/EllipsisText.tsx';
-import { useKeyList, useRowChange } from '../../shared/keyList.ts';
+import { useKeyList, useRowChange, useStatusToggle } from '../../shared/keyList.ts';
 import { PagedTable } from '../../shared/PagedTable.tsx';
 import { QuotaText } from '../../shared/QuotaText.tsx';
 import { TimeText } from '../../shared/TimeText.tsx';
@@ -56,11 +56,7 @@ export default function TokensPage() {
     placeholderData: keepPreviousData,
   });
 
-  const toggle = useRowChange(
-    'tokens',
-    (tk: Token) => setTokenStatus(tk.id, tk.status === 1 ? 2 : 1),
-    t('common.operationDone'),
-  );
+  const toggle = useStatusToggle<Token>('tokens', setTokenStatus);
   const remove = useRowChange(
     'tokens',
     (tk: Token) => deleteToken(tk.id),
