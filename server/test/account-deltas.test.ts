@@ -46,17 +46,15 @@ describe.each(DATABASES)('set-based account updates on $name', (engine) => {
     await server.ctx.db.db
       .insertInto('tokens')
       .values(
-        ids
-          .slice(0, 3)
-          .map((id) =>
-            tokenRow({
-              user_id: id,
-              key: `delta-key-${id}`,
-              name: 'delta',
-              created_time: now,
-              remain_quota: 1000,
-            }),
-          ),
+        ids.slice(0, 3).map((id) =>
+          tokenRow({
+            user_id: id,
+            key: `delta-key-${id}`,
+            name: 'delta',
+            created_time: now,
+            remain_quota: 1000,
+          }),
+        ),
       )
       .execute();
   }, 60_000);
