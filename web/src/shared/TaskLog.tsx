@@ -26,22 +26,19 @@ export function useTaskLogFilters<F extends TaskFilters>(initial: () => F) {
   return { form, setForm, filters, page, setPage, search };
 }
 
-/** The filter bar: channel id (admins only, digits only) and task id, the page's time fields, Search. */
+/**
+ * The filter bar of `log`: channel id (admins only, digits only) and task id, with the placeholders of the
+ * page's strings (`ns`), the page's time fields, Search.
+ */
 export function TaskLogFilterBar<F extends TaskFilters>({
   isAdmin,
-  form,
-  setForm,
-  channelPlaceholder,
-  taskIdPlaceholder,
-  onSearch,
+  log: { form, setForm, search },
+  ns,
   children,
 }: {
   isAdmin: boolean;
-  form: F;
-  setForm: (next: F) => void;
-  channelPlaceholder: string;
-  taskIdPlaceholder: string;
-  onSearch: () => void;
+  log: { form: F; setForm: (next: F) => void; search: () => void };
+  ns: 'mj' | 'task';
   children: ReactNode;
 }) {
   const { t } = useTranslation();
@@ -49,20 +46,20 @@ export function TaskLogFilterBar<F extends TaskFilters>({
     <Space wrap style={{ marginBottom: 16 }}>
       {isAdmin && (
         <Input
-          placeholder={channelPlaceholder}
+          placeholder={t(`${ns}.channelId`)}
           value={form.channel}
           onChange={(e) => setForm({ ...form, channel: e.target.value.replace(/\D/g, '') })}
           style={{ width: 120 }}
         />
       )}
       <Input
-        placeholder={taskIdPlaceholder}
+        placeholder={t(`${ns}.taskId`)}
         value={form.taskId}
         onChange={(e) => setForm({ ...form, taskId: e.target.value })}
         style={{ width: 200 }}
       />
       {children}
-      <Button type="primary" onClick={onSearch}>
+      <Button type="primary" onClick={search}>
         {t('common.search')}
       </Button>
     </Space>

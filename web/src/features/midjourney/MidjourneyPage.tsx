@@ -66,11 +66,12 @@ export default function MidjourneyPage() {
   const { t } = useTranslation();
   const { isAdmin } = useSession();
   const { status } = useStatus();
-  const { form, setForm, filters, page, setPage, search } = useTaskLogFilters(() => ({
+  const log = useTaskLogFilters(() => ({
     channel: '',
     taskId: '',
     range: defaultRange(),
   }));
+  const { form, setForm, filters, page, setPage } = log;
   const [text, setText] = useState<{ title: string; body: string } | null>(null);
 
   const list = useQuery({
@@ -103,14 +104,7 @@ export default function MidjourneyPage() {
       {isAdmin && !notifyOn && (
         <Alert type="info" showIcon title={t('mj.notifyOff')} style={{ marginBottom: 16 }} />
       )}
-      <TaskLogFilterBar
-        isAdmin={isAdmin}
-        form={form}
-        setForm={setForm}
-        channelPlaceholder={t('mj.channelId')}
-        taskIdPlaceholder={t('mj.taskId')}
-        onSearch={search}
-      >
+      <TaskLogFilterBar isAdmin={isAdmin} log={log} ns="mj">
         <DatePicker
           showTime
           value={form.range[0]}

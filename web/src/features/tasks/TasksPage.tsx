@@ -50,12 +50,13 @@ function detailData(task: Task): unknown {
 export default function TasksPage() {
   const { t } = useTranslation();
   const { isAdmin } = useSession();
-  const { form, setForm, filters, page, setPage, search } = useTaskLogFilters<{
+  const log = useTaskLogFilters<{
     channel: string;
     taskId: string;
     start: Dayjs;
     end: Dayjs | null;
   }>(() => ({ channel: '', taskId: '', start: dayjs().startOf('day'), end: null }));
+  const { form, setForm, filters, page, setPage } = log;
   const [detail, setDetail] = useState<Task | null>(null);
 
   const list = useQuery({
@@ -73,14 +74,7 @@ export default function TasksPage() {
 
   return (
     <Card title={t('task.title')}>
-      <TaskLogFilterBar
-        isAdmin={isAdmin}
-        form={form}
-        setForm={setForm}
-        channelPlaceholder={t('task.channelId')}
-        taskIdPlaceholder={t('task.taskId')}
-        onSearch={search}
-      >
+      <TaskLogFilterBar isAdmin={isAdmin} log={log} ns="task">
         <DatePicker
           showTime
           value={form.start}
