@@ -3,14 +3,7 @@ import { relayState } from '../../server/src/relay/relay-state.ts';
 import { midjourneyTasks } from '../../server/src/relay/tasks/midjourney/refresh.ts';
 import { type MidjourneyProxy, startMidjourneyProxy } from '../../server/test/support/mock-midjourney.ts';
 import { loginViaApi, openConsole, ROOT, shootAll } from '../support/index.ts';
-import {
-  expectAdminSeesAll,
-  expectAliceSeesOwnTask,
-  searchTaskId,
-  seedTaskAccounts,
-  submitTask,
-  taskRows,
-} from '../support/task-log.ts';
+import * as taskLog from '../support/task-log.ts';
 
 /** The drawing log (/midjourney) with real tasks relayed through a midjourney-proxy stand-in. */
 
@@ -19,10 +12,10 @@ const SECRET = 'e2e-mj-secret';
 let proxy: MidjourneyProxy;
 const ids: Record<string, string> = {};
 
-const rows = () => taskRows(page);
+const rows = () => taskLog.rows(page);
 
 const submit = async (apiKey: string, prompt: string) =>
-  (await submitTask<{ result: string }>(gw, apiKey, '/mj/submit/imagine', { prompt })).result;
+  (await taskLog.submit<{ result: string }>(gw, apiKey, '/mj/submit/imagine', { prompt })).result;
 
 proxy = await startMidjourneyProxy(SECRET);
 // Animations on: the image preview's closing animation once left its mask over the page.
@@ -30,7 +23,7 @@ const opened = await openConsole({ env: { TASK_POLL_INTERVAL: '0' }, motion: tru
 const { gw, page } = opened;
 // The stand-in's image host is on loopback.
 await gw.ctx.options.set('fetch_setting.allow_private_ip', 'true');
-const { channelId, rootKey, aliceKey } = await seedTaskAccounts(gw, {
+const { channelId, rootKey, aliceKey } = await taskLog.seedAccounts(gw, {
   type: 2,
   baseUrl: proxy.url,
   key: SECRET,
@@ -63,7 +56,7 @@ afterAll(async () => {
 
 describe('drawing log', () => {
   test('an admin sees every task with its channel, status, progress and fail reason', async () => {
-    await expectAdminSeesAll(page, ids, channelId);
+    await taskLog.expectAdminSeesAll(page, ids, channelId);
     expect(await rows().filter({ hasText: ids.running }).innerText()).toContain('62%');
     expect(await rows().filter({ hasText: ids.done }).innerText()).toContain('成功');
     const refused = rows().filter({ hasText: '队列已满' });
@@ -100,14 +93,14 @@ describe('drawing log', () => {
   });
 
   test('filters by task id', async () => {
-    await searchTaskId(page, ids.running);
+    await taskLog.searchTaskId(page, ids.running);
     await shootAll(page, 'midjourney-admin', async (p) => {
       await expect.poll(() => p.locator('.ant-table-tbody tr.ant-table-row').count()).toBe(5);
     });
   });
 
   test('a user sees only their own tasks, without the channel', async () => {
-    await expectAliceSeesOwnTask(page, gw, '/midjourney', ids.alice);
+    await taskLog.expectAliceSeesOwnTask(page, gw, '/midjourney', ids.alice);
     await shootAll(page, 'midjourney-user');
   });
 });

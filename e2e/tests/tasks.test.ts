@@ -4,14 +4,7 @@ import { sunoTasks } from '../../server/src/relay/tasks/suno/refresh.ts';
 import { PNG } from '../../server/test/support/mock-midjourney.ts';
 import { AUDIOPIPE, CDN, type SunoApi, startSunoApi, WAV } from '../../server/test/support/mock-suno.ts';
 import { loginViaApi, openConsole, ROOT, shootAll } from '../support/index.ts';
-import {
-  expectAdminSeesAll,
-  expectAliceSeesOwnTask,
-  searchTaskId,
-  seedTaskAccounts,
-  submitTask,
-  taskRows,
-} from '../support/task-log.ts';
+import * as taskLog from '../support/task-log.ts';
 
 /** The task log (/task) with real Suno tasks relayed through a Suno-API stand-in. */
 
@@ -20,15 +13,15 @@ const SECRET = 'e2e-suno-secret';
 let suno: SunoApi;
 const ids: Record<string, string> = {};
 
-const rows = () => taskRows(page);
+const rows = () => taskLog.rows(page);
 
 const submit = async (apiKey: string, action: 'music' | 'lyrics', body: object) =>
-  (await submitTask<{ data: string }>(gw, apiKey, `/suno/submit/${action}`, body)).data;
+  (await taskLog.submit<{ data: string }>(gw, apiKey, `/suno/submit/${action}`, body)).data;
 
 suno = await startSunoApi(SECRET);
 const opened = await openConsole({ env: { TASK_POLL_INTERVAL: '0' } });
 const { gw, page } = opened;
-const { channelId, rootKey, aliceKey } = await seedTaskAccounts(gw, {
+const { channelId, rootKey, aliceKey } = await taskLog.seedAccounts(gw, {
   type: 36,
   baseUrl: suno.url,
   key: SECRET,
@@ -65,7 +58,7 @@ afterAll(async () => {
 
 describe('task log', () => {
   test('an admin sees every task with its channel, status, progress and fail reason', async () => {
-    await expectAdminSeesAll(page, ids, channelId);
+    await taskLog.expectAdminSeesAll(page, ids, channelId);
     const failedRow = rows().filter({ hasText: ids.failed });
     expect(await failedRow.innerText()).toContain('Song description contains an artist name');
     const running = rows().filter({ hasText: ids.running });
@@ -121,7 +114,7 @@ describe('task log', () => {
   });
 
   test('filters by task id', async () => {
-    await searchTaskId(page, ids.running);
+    await taskLog.searchTaskId(page, ids.running);
     await shootAll(page, 'tasks-admin', async (p) => {
       await expect.poll(() => p.locator('.ant-table-tbody tr.ant-table-row').count()).toBe(5);
     });
@@ -137,7 +130,7 @@ describe('task log', () => {
   });
 
   test('a user sees only their own tasks, without the channel', async () => {
-    await expectAliceSeesOwnTask(page, gw, '/task', ids.alice);
+    await taskLog.expectAliceSeesOwnTask(page, gw, '/task', ids.alice);
     expect(await rows().first().innerText()).toContain('成功');
     await shootAll(page, 'tasks-user');
   });
