@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { buildApp } from '../server/src/app.ts';
 import { loadConfig } from '../server/src/config.ts';
 import { createContext } from '../server/src/context.ts';
+import { channelRow, tokenRow, userRow } from '../server/test/support/account-rows.ts';
 
 /**
  * The gateway under benchmark, in its own process so its CPU time and memory are its own: a fresh SQLite
@@ -23,85 +24,19 @@ const ctx = await createContext(config);
 const now = Math.floor(Date.now() / 1000);
 await ctx.db.db
   .insertInto('users')
-  .values({
-    username: 'bench',
-    password: 'x',
-    display_name: 'bench',
-    role: 1,
-    status: 1,
-    email: '',
-    github_id: '',
-    oidc_id: '',
-    wechat_id: '',
-    telegram_id: '',
-    linux_do_id: '',
-    access_token: null,
-    quota: 1e12,
-    used_quota: 0,
-    request_count: 0,
-    group: 'default',
-    aff_code: 'bench',
-    aff_count: 0,
-    aff_quota: 0,
-    aff_history_quota: 0,
-    inviter_id: 0,
-    setting: '{}',
-    created_at: now,
-    deleted_at: null,
-  })
+  .values(userRow({ username: 'bench', quota: 1e12, created_at: now }))
   .execute();
 const key = 'benchbenchbenchbenchbenchbenchbenchbenchbenchbenc';
 await ctx.db.db
   .insertInto('tokens')
-  .values({
-    user_id: 1,
-    key,
-    status: 1,
-    name: 'bench',
-    created_time: now,
-    accessed_time: now,
-    expired_time: -1,
-    remain_quota: 1e12,
-    unlimited_quota: 0,
-    model_limits_enabled: 0,
-    model_limits: '',
-    allow_ips: '',
-    used_quota: 0,
-    group: '',
-    deleted_at: null,
-  })
+  .values(
+    tokenRow({ user_id: 1, key, name: 'bench', created_time: now, accessed_time: now, remain_quota: 1e12 }),
+  )
   .execute();
 const channel = (type: number, name: string, models: string) =>
   ctx.db.db
     .insertInto('channels')
-    .values({
-      type,
-      key: 'sk-upstream',
-      openai_organization: '',
-      test_model: '',
-      status: 1,
-      name,
-      weight: 0,
-      created_time: now,
-      test_time: 0,
-      response_time: 0,
-      base_url: upstream,
-      other: '',
-      balance: 0,
-      balance_updated_time: 0,
-      models,
-      group: 'default',
-      used_quota: 0,
-      model_mapping: '',
-      status_code_mapping: '',
-      priority: 0,
-      auto_ban: 1,
-      other_info: '',
-      tag: '',
-      setting: '',
-      param_override: '',
-      max_input_tokens: 0,
-    })
+    .values(channelRow({ type, key: 'sk-upstream', name, models, base_url: upstream, created_time: now }))
     .execute();
 await channel(1, 'bench-openai', 'gpt-4o-mini');
 await channel(14, 'bench-anthropic', 'claude-bench');

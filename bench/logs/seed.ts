@@ -1,6 +1,7 @@
 import { type Insertable, sql } from 'kysely';
 import type { Db } from '../../server/src/db/index.ts';
 import type { LogsTable } from '../../server/src/db/schema.ts';
+import { userRow } from '../../server/test/support/account-rows.ts';
 import { DAYS, makeRow, rng, USERS } from './rows.ts';
 
 type Row = Insertable<LogsTable>;
@@ -148,31 +149,8 @@ export async function seedLogUsers(handle: Db): Promise<number> {
   const now = Math.floor(Date.now() / 1000);
   const user = (id: number, username: string, role: number) => ({
     id,
-    username,
     username_key: username.toLowerCase(),
-    password: 'x',
-    display_name: username,
-    role,
-    status: 1,
-    email: '',
-    github_id: '',
-    oidc_id: '',
-    wechat_id: '',
-    telegram_id: '',
-    linux_do_id: '',
-    access_token: null,
-    quota: 0,
-    used_quota: 0,
-    request_count: 0,
-    group: 'default',
-    aff_code: `bench${id}`,
-    aff_count: 0,
-    aff_quota: 0,
-    aff_history_quota: 0,
-    inviter_id: 0,
-    setting: '{}',
-    created_at: now,
-    deleted_at: null,
+    ...userRow({ username, role, aff_code: `bench${id}`, created_at: now }),
   });
   const all = Array.from({ length: USERS }, (_, i) => user(i + 1, `user${i + 1}`, 1));
   const adminId = USERS + 1;

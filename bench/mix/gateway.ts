@@ -10,6 +10,7 @@ import { hashPassword } from '../../server/src/modules/auth/password.ts';
 import { exportQuotaData } from '../../server/src/modules/data/export.ts';
 import { runRetention } from '../../server/src/modules/retention/job.ts';
 import { relayState } from '../../server/src/relay/relay-state.ts';
+import { channelRow, tokenRow, userRow } from '../../server/test/support/account-rows.ts';
 import { seedLogRows } from '../logs/seed.ts';
 import { CHANNELS, MODEL_RATIOS, TOKENS_PER_USER, tokenKey, USERS } from './traffic.ts';
 
@@ -55,32 +56,9 @@ const seededTop = await db
   .executeTakeFirst();
 // The seeded log names users 1..1000; the mix's users are new rows after them.
 const password = await hashPassword('mix-password');
-const users = Array.from({ length: USERS }, (_, i) => ({
-  username: `mix${i}`,
-  password,
-  display_name: `mix${i}`,
-  role: 1,
-  status: 1,
-  email: '',
-  github_id: '',
-  oidc_id: '',
-  wechat_id: '',
-  telegram_id: '',
-  linux_do_id: '',
-  access_token: null,
-  quota: 1e12,
-  used_quota: 0,
-  request_count: 0,
-  group: 'default',
-  aff_code: `mix${i}`,
-  aff_count: 0,
-  aff_quota: 0,
-  aff_history_quota: 0,
-  inviter_id: 0,
-  setting: '{}',
-  created_at: now,
-  deleted_at: null,
-}));
+const users = Array.from({ length: USERS }, (_, i) =>
+  userRow({ username: `mix${i}`, password, quota: 1e12, created_at: now }),
+);
 for (let i = 0; i < users.length; i += 50)
   await db
     .insertInto('users')
@@ -92,23 +70,16 @@ const ids = await db
   .where('username', 'like', 'mix%')
   .execute();
 const idOf = new Map(ids.map((u) => [u.username, Number(u.id)]));
-const tokens = Array.from({ length: USERS * TOKENS_PER_USER }, (_, i) => ({
-  user_id: idOf.get(`mix${Math.floor(i / TOKENS_PER_USER)}`) as number,
-  key: tokenKey(i),
-  status: 1,
-  name: `mix-token-${i}`,
-  created_time: now,
-  accessed_time: now,
-  expired_time: -1,
-  remain_quota: 1e12,
-  unlimited_quota: 0,
-  model_limits_enabled: 0,
-  model_limits: '',
-  allow_ips: '',
-  used_quota: 0,
-  group: '',
-  deleted_at: null,
-}));
+const tokens = Array.from({ length: USERS * TOKENS_PER_USER }, (_, i) =>
+  tokenRow({
+    user_id: idOf.get(`mix${Math.floor(i / TOKENS_PER_USER)}`) as number,
+    key: tokenKey(i),
+    name: `mix-token-${i}`,
+    created_time: now,
+    accessed_time: now,
+    remain_quota: 1e12,
+  }),
+);
 for (let i = 0; i < tokens.length; i += 100)
   await db
     .insertInto('tokens')
@@ -117,34 +88,17 @@ for (let i = 0; i < tokens.length; i += 100)
 for (const c of CHANNELS)
   await db
     .insertInto('channels')
-    .values({
-      type: c.type,
-      key: 'sk-upstream',
-      openai_organization: '',
-      test_model: '',
-      status: 1,
-      name: `mix-${c.format}`,
-      weight: 0,
-      created_time: now,
-      test_time: 0,
-      response_time: 0,
-      base_url: upstream,
-      other: '',
-      balance: 0,
-      balance_updated_time: 0,
-      models: c.models.join(','),
-      group: 'default',
-      used_quota: 0,
-      model_mapping: '',
-      status_code_mapping: '',
-      priority: 0,
-      auto_ban: 0,
-      other_info: '',
-      tag: '',
-      setting: '',
-      param_override: '',
-      max_input_tokens: 0,
-    })
+    .values(
+      channelRow({
+        type: c.type,
+        key: 'sk-upstream',
+        name: `mix-${c.format}`,
+        models: c.models.join(','),
+        base_url: upstream,
+        auto_ban: 0,
+        created_time: now,
+      }),
+    )
     .execute();
 await ctx.options.set('ModelRatio', JSON.stringify(MODEL_RATIOS));
 const app = await buildApp(ctx);

@@ -1,4 +1,5 @@
 export * from './accounts.ts';
+export * from './api-keys.ts';
 export * from './browser.ts';
 export * from './console.ts';
 export * from './gateway.ts';

@@ -1,7 +1,16 @@
 import { afterAll, describe, expect, test } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../server/test/support/mock-upstream.ts';
-import { seedChannel, seedToken } from '../../server/test/support/relay-seed.ts';
-import { LAPTOP, loginViaApi, openConsole, poll, ROOT, settle, shootAll } from '../support/index.ts';
+import { seedChannel } from '../../server/test/support/relay-seed.ts';
+import {
+  LAPTOP,
+  loginViaApi,
+  openConsole,
+  poll,
+  ROOT,
+  rootApiKey,
+  settle,
+  shootAll,
+} from '../support/index.ts';
 
 /**
  * Issue 27 point 6: a multi-key channel shows its key count in the list and each key's label and state in the
@@ -22,13 +31,7 @@ const { gw, page } = opened;
   models: ['gpt-4o-mini'],
   name: 'pooled keys',
 }));
-const root = await gw.ctx.db.db
-  .selectFrom('users')
-  .select(['id'])
-  .where('username', '=', ROOT.username)
-  .executeTakeFirstOrThrow();
-await gw.ctx.db.db.updateTable('users').set({ quota: 5_000_000 }).where('id', '=', root.id).execute();
-apiKey = (await seedToken(gw.ctx, { userId: Number(root.id), unlimited: true })).apiKey;
+apiKey = await rootApiKey(gw, 5_000_000);
 await loginViaApi(page, gw.url, ROOT, '/channel');
 
 afterAll(async () => {

@@ -3,47 +3,30 @@ import { relayState } from '../../server/src/relay/relay-state.ts';
 import { sunoTasks } from '../../server/src/relay/tasks/suno/refresh.ts';
 import { PNG } from '../../server/test/support/mock-midjourney.ts';
 import { AUDIOPIPE, CDN, type SunoApi, startSunoApi, WAV } from '../../server/test/support/mock-suno.ts';
-import { seedChannel, seedToken, seedUser } from '../../server/test/support/relay-seed.ts';
-import { loginViaApi, openConsole, ROOT, settle, shootAll } from '../support/index.ts';
+import { loginViaApi, openConsole, ROOT, shootAll } from '../support/index.ts';
+import * as taskLog from '../support/task-log.ts';
 
 /** The task log (/task) with real Suno tasks relayed through a Suno-API stand-in. */
 
 const SECRET = 'e2e-suno-secret';
-const ALICE = { username: 'alice', password: 'alice-pass-1234' };
 
 let suno: SunoApi;
-let channelId = 0;
 const ids: Record<string, string> = {};
 
-const rows = () => page.locator('.ant-table-tbody tr.ant-table-row');
+const rows = () => taskLog.rows(page);
 
-async function submit(apiKey: string, action: 'music' | 'lyrics', body: object): Promise<string> {
-  const res = await fetch(`${gw.url}/suno/submit/${action}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return ((await res.json()) as { data: string }).data;
-}
+const submit = async (apiKey: string, action: 'music' | 'lyrics', body: object) =>
+  (await taskLog.submit<{ data: string }>(gw, apiKey, `/suno/submit/${action}`, body)).data;
 
 suno = await startSunoApi(SECRET);
 const opened = await openConsole({ env: { TASK_POLL_INTERVAL: '0' } });
 const { gw, page } = opened;
-({ id: channelId } = await seedChannel(gw.ctx, {
+const { channelId, rootKey, aliceKey } = await taskLog.seedAccounts(gw, {
   type: 36,
   baseUrl: suno.url,
   key: SECRET,
   models: ['suno_music', 'suno_lyrics'],
-}));
-const root = await gw.ctx.db.db
-  .selectFrom('users')
-  .select(['id'])
-  .where('username', '=', ROOT.username)
-  .executeTakeFirstOrThrow();
-await gw.ctx.db.db.updateTable('users').set({ quota: 5_000_000 }).where('id', '=', root.id).execute();
-const rootKey = (await seedToken(gw.ctx, { userId: Number(root.id), unlimited: true })).apiKey;
-const alice = await seedUser(gw.ctx, { quota: 5_000_000, ...ALICE });
-const aliceKey = (await seedToken(gw.ctx, { userId: alice.id, unlimited: true })).apiKey;
+});
 
 ids.done = await submit(rootKey, 'music', {
   prompt: '[Verse]\nThe lamp turns slow above the bay',
@@ -75,23 +58,14 @@ afterAll(async () => {
 
 describe('task log', () => {
   test('an admin sees every task with its channel, status, progress and fail reason', async () => {
-    await settle(page);
-    await expect.poll(() => rows().count()).toBe(5);
-    const text = await page.locator('.ant-table').innerText();
-    expect(text).toContain('渠道');
-    for (const id of Object.values(ids)) expect(text).toContain(id);
+    await taskLog.expectAdminSeesAll(page, ids, channelId);
     const failedRow = rows().filter({ hasText: ids.failed });
-    expect(await failedRow.innerText()).toContain('失败');
     expect(await failedRow.innerText()).toContain('Song description contains an artist name');
-    expect(await failedRow.locator('.ant-progress-status-exception').count()).toBe(1);
     const running = rows().filter({ hasText: ids.running });
     expect(await running.innerText()).toContain('执行中');
     expect(await running.innerText()).toContain('50%');
     expect(await rows().filter({ hasText: ids.done }).innerText()).toContain('成功');
     expect(await rows().filter({ hasText: ids.lyrics }).innerText()).toContain('生成歌词');
-    expect(await page.locator('.ant-table-tbody').getByText(String(channelId), { exact: true }).count()).toBe(
-      5,
-    );
     expect(opened.errors).toEqual([]);
   });
 
@@ -140,10 +114,7 @@ describe('task log', () => {
   });
 
   test('filters by task id', async () => {
-    await page.getByPlaceholder('任务 ID').fill(ids.running);
-    await page.getByRole('button', { name: /查\s*询|搜\s*索/ }).click();
-    await expect.poll(() => rows().count()).toBe(1);
-    expect(await rows().first().innerText()).toContain(ids.running);
+    await taskLog.searchTaskId(page, ids.running);
     await shootAll(page, 'tasks-admin', async (p) => {
       await expect.poll(() => p.locator('.ant-table-tbody tr.ant-table-row').count()).toBe(5);
     });
@@ -159,13 +130,8 @@ describe('task log', () => {
   });
 
   test('a user sees only their own tasks, without the channel', async () => {
-    await loginViaApi(page, gw.url, ALICE, '/task');
-    await settle(page);
-    await expect.poll(() => rows().count()).toBe(1);
-    expect(await rows().first().innerText()).toContain(ids.alice);
+    await taskLog.expectAliceSeesOwnTask(page, gw, '/task', ids.alice);
     expect(await rows().first().innerText()).toContain('成功');
-    expect(await page.getByPlaceholder('渠道 ID').count()).toBe(0);
-    expect(await page.locator('.ant-table-thead').innerText()).not.toContain('渠道');
     await shootAll(page, 'tasks-user');
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyDeltas, type DeltaTable } from '../src/ledger/account-deltas.ts';
+import { tokenRow, userRow } from './support/account-rows.ts';
 import { DATABASES } from './support/databases.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
@@ -32,32 +33,9 @@ describe.each(DATABASES)('set-based account updates on $name', (engine) => {
   beforeAll(async () => {
     server = await startServer({ db: engine });
     const now = Math.floor(Date.now() / 1000);
-    const rows = Array.from({ length: ACCOUNTS }, (_, i) => ({
-      username: `delta-${i}`,
-      password: 'x',
-      display_name: '',
-      role: 1,
-      status: 1,
-      email: '',
-      github_id: '',
-      oidc_id: '',
-      wechat_id: '',
-      telegram_id: '',
-      linux_do_id: '',
-      access_token: null,
-      quota: BIG + i,
-      used_quota: i,
-      request_count: 0,
-      group: 'default',
-      aff_code: `delta-${i}`,
-      aff_count: 0,
-      aff_quota: 0,
-      aff_history_quota: 0,
-      inviter_id: 0,
-      setting: '{}',
-      created_at: now,
-      deleted_at: null,
-    }));
+    const rows = Array.from({ length: ACCOUNTS }, (_, i) =>
+      userRow({ username: `delta-${i}`, display_name: '', quota: BIG + i, used_quota: i, created_at: now }),
+    );
     await server.ctx.db.db.insertInto('users').values(rows).execute();
     const found = await server.ctx.db.db
       .selectFrom('users')
@@ -68,23 +46,15 @@ describe.each(DATABASES)('set-based account updates on $name', (engine) => {
     await server.ctx.db.db
       .insertInto('tokens')
       .values(
-        ids.slice(0, 3).map((id) => ({
-          user_id: id,
-          key: `delta-key-${id}`,
-          status: 1,
-          name: 'delta',
-          created_time: now,
-          accessed_time: 0,
-          expired_time: -1,
-          remain_quota: 1000,
-          unlimited_quota: 0,
-          model_limits_enabled: 0,
-          model_limits: '',
-          allow_ips: '',
-          used_quota: 0,
-          group: '',
-          deleted_at: null,
-        })),
+        ids.slice(0, 3).map((id) =>
+          tokenRow({
+            user_id: id,
+            key: `delta-key-${id}`,
+            name: 'delta',
+            created_time: now,
+            remain_quota: 1000,
+          }),
+        ),
       )
       .execute();
   }, 60_000);

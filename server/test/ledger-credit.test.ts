@@ -3,6 +3,7 @@ import { ApiError } from '../src/infra/envelope.ts';
 import { creditUser, LedgerLogType, ledgerTransaction } from '../src/ledger/credit.ts';
 import { hashPassword } from '../src/modules/auth/password.ts';
 import { createAccount } from '../src/modules/users/service.ts';
+import { quotaOf } from './support/balances.ts';
 import { DATABASES } from './support/databases.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
@@ -12,16 +13,7 @@ for (const engine of DATABASES) {
     let hash: string;
     const newUser = (username: string, quota = 0) =>
       createAccount(server.ctx, { username, passwordHash: hash }, { initialQuota: quota });
-    const quotaOf = async (id: number) =>
-      Number(
-        (
-          await server.ctx.db.db
-            .selectFrom('users')
-            .select('quota')
-            .where('id', '=', id)
-            .executeTakeFirstOrThrow()
-        ).quota,
-      );
+    const balance = (id: number) => quotaOf(server.ctx, id);
     const logsOf = (id: number) =>
       server.ctx.db.db
         .selectFrom('logs')
@@ -56,7 +48,7 @@ for (const engine of DATABASES) {
       expect(down.quota).toBe(1000);
       off();
       expect(seen).toEqual(['event', 'event']);
-      expect(await quotaOf(id)).toBe(1000);
+      expect(await balance(id)).toBe(1000);
       expect(await logsOf(id)).toEqual([
         { type: 1, quota: 1500, content: 'top-up' },
         { type: 3, quota: -500, content: 'admin' },
@@ -78,7 +70,7 @@ for (const engine of DATABASES) {
       ).rejects.toThrow(/integer/);
       const missing = creditUser(server.ctx, { userId: 987654, delta: 5, logType: 3, content: 'x' });
       await expect(missing).rejects.toMatchObject({ status: 404, message: 'user not found' });
-      expect(await quotaOf(id)).toBe(100);
+      expect(await balance(id)).toBe(100);
       expect(await logsOf(id)).toEqual(before);
     });
 
@@ -88,7 +80,7 @@ for (const engine of DATABASES) {
       await expect(
         creditUser(server.ctx, { userId: id, delta: 5, logType: 1, content: 'x' }),
       ).rejects.toMatchObject({ status: 404 });
-      expect(await quotaOf(id)).toBe(10);
+      expect(await balance(id)).toBe(10);
     });
 
     it('rolls back the balance, the log and other writes of a caller transaction together', async () => {
@@ -104,7 +96,7 @@ for (const engine of DATABASES) {
       ).rejects.toThrow('the code was already used');
       off();
       expect(events).toBe(0);
-      expect(await quotaOf(id)).toBe(0);
+      expect(await balance(id)).toBe(0);
       expect(await logsOf(id)).toEqual([]);
       expect(
         await server.ctx.db.db
@@ -127,7 +119,7 @@ for (const engine of DATABASES) {
       const refused = results.filter((r) => r.status === 'rejected');
       for (const r of refused) expect((r as PromiseRejectedResult).reason.message).toBe('insufficient quota');
       expect(okCount).toBe(Math.floor(start / 7));
-      const final = await quotaOf(id);
+      const final = await balance(id);
       expect(final).toBe(start - 7 * okCount);
       expect(final).toBeGreaterThanOrEqual(0);
       const logs = await logsOf(id);

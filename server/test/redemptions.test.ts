@@ -1,5 +1,6 @@
 import { Role } from '@modelgate/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { quotaOf, topUpLogs } from './support/balances.ts';
 import { type ConsoleClient, loginAs } from './support/console-client.ts';
 import { DATABASES } from './support/databases.ts';
 import { startServer, type TestServer } from './support/server.ts';
@@ -10,23 +11,8 @@ for (const engine of DATABASES) {
     let admin: ConsoleClient;
     let alice: ConsoleClient & { userId: number };
 
-    const balance = async (userId: number) =>
-      Number(
-        (
-          await server.ctx.db.db
-            .selectFrom('users')
-            .select('quota')
-            .where('id', '=', userId)
-            .executeTakeFirstOrThrow()
-        ).quota,
-      );
-    const topupLogs = (userId: number) =>
-      server.ctx.logDb.db
-        .selectFrom('logs')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('type', '=', 1)
-        .execute();
+    const balance = (userId: number) => quotaOf(server.ctx, userId);
+    const topupLogs = (userId: number) => topUpLogs(server.ctx, userId);
     const codeCount = async () =>
       Number(
         (

@@ -10,6 +10,7 @@ import { ConsoleClient, loginAs } from './support/console-client.ts';
 import { DATABASES, REDIS_URL, redisUp as redisAvailable } from './support/databases.ts';
 import { type FlakyUpstream, startFlakyUpstream } from './support/mock-flaky.ts';
 import { seedChannel, seedToken, seedUser } from './support/relay-seed.ts';
+import { chatStatus } from './support/routing-gateway.ts';
 import type { TestServer } from './support/server.ts';
 
 /**
@@ -63,15 +64,7 @@ describe.skipIf(!redisUp)(`circuit breakers shared through Redis (${engine.name}
     return node;
   }
 
-  const ask = (node: TestServer, apiKey: string) =>
-    fetch(`${node.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }),
-    }).then(async (r) => {
-      await r.arrayBuffer();
-      return r.status;
-    });
+  const ask = (node: TestServer, apiKey: string) => chatStatus(node.url, apiKey, MODEL);
   /** Requests one at a time until `done()`, at most `max` of them; their statuses. */
   async function sequentialUntil(node: TestServer, apiKey: string, done: () => boolean, max: number) {
     const out: number[] = [];

@@ -1,11 +1,8 @@
 import { createServer } from 'node:net';
-import { Role } from '@modelgate/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { breakersFor } from '../src/relay/route/breaker/index.ts';
-import { type ConsoleClient, loginAs } from './support/console-client.ts';
-import { type FlakyUpstream, startFlakyUpstream } from './support/mock-flaky.ts';
-import { flushLedger, seedChannel, seedToken, seedUser } from './support/relay-seed.ts';
-import { startServer, type TestServer } from './support/server.ts';
+import { flushLedger, seedChannel } from './support/relay-seed.ts';
+import { breakerOptions, groupUser, postChat, routingGateway } from './support/routing-gateway.ts';
 
 /**
  * The circuit breaker: a channel whose share of 5xx answers, timeouts or broken connections over the window
@@ -18,16 +15,13 @@ const MODEL = 'gpt-4o-mini';
 const COOLDOWN_SEC = 5;
 
 describe('channel circuit breaker', () => {
-  let server: TestServer;
-  let mock: FlakyUpstream;
-  let admin: ConsoleClient;
+  const gw = routingGateway({ RetryTimes: '1', ...breakerOptions(COOLDOWN_SEC) });
 
   const ask = (apiKey: string) =>
-    fetch(`${server.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }),
-    }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    postChat(gw.server.url, apiKey, MODEL).then(async (r) => ({
+      status: r.status,
+      body: (await r.json()) as any,
+    }));
 
   /** `n` requests one after another; their statuses. */
   async function sequential(apiKey: string, n: number): Promise<number[]> {
@@ -38,15 +32,9 @@ describe('channel circuit breaker', () => {
 
   /** The channel as the console's list shows it. */
   async function listed(id: number) {
-    const r = await admin.get('/api/channel/?p=0&page_size=100');
+    const r = await gw.admin.get('/api/channel/?p=0&page_size=100');
     expect(r.success, r.message).toBe(true);
     return r.data.find((c: { id: number }) => c.id === id);
-  }
-
-  async function groupUser(group: string, quota = 1e12) {
-    const user = await seedUser(server.ctx, { quota, group });
-    const token = await seedToken(server.ctx, { userId: user.id, unlimited: true });
-    return { userId: user.id, apiKey: token.apiKey };
   }
 
   /** The breakers' clock: it stands still until the test moves it. */
@@ -55,40 +43,21 @@ describe('channel circuit breaker', () => {
   const moveTo = (unixSec: number) => {
     clock = unixSec * 1000 + 50;
   };
-
-  beforeAll(async () => {
-    mock = await startFlakyUpstream();
-    server = await startServer();
-    breakersFor(server.ctx).now = () => clock;
-    admin = await loginAs(server, { username: 'admin', role: Role.Admin });
-    for (const [key, value] of [
-      ['RetryTimes', '1'],
-      ['CircuitBreakerWindowSeconds', '60'],
-      ['CircuitBreakerMinRequests', '10'],
-      ['CircuitBreakerErrorRate', '0.5'],
-      ['CircuitBreakerCooldownSeconds', String(COOLDOWN_SEC)],
-      ['CircuitBreakerProbeRequests', '3'],
-    ]) {
-      const r = await admin.put('/api/option/', { key, value });
-      expect(r.success, r.message).toBe(true);
-    }
-  });
-  afterAll(async () => {
-    await server?.close();
-    await mock?.close();
+  beforeAll(() => {
+    breakersFor(gw.server.ctx).now = () => clock;
   });
 
   it('a channel failing half its requests leaves rotation, a failed probe sends it back out, passing probes bring it back', async () => {
-    const { apiKey } = await groupUser('flaky');
-    mock.set('sk-flaky', { failShare: 0.5 });
-    const good = await seedChannel(server.ctx, {
-      baseUrl: mock.url,
+    const { apiKey } = await groupUser(gw.server.ctx, 'flaky');
+    gw.mock.set('sk-flaky', { failShare: 0.5 });
+    const good = await seedChannel(gw.server.ctx, {
+      baseUrl: gw.mock.url,
       key: 'sk-good',
       models: [MODEL],
       group: 'flaky',
     });
-    const flaky = await seedChannel(server.ctx, {
-      baseUrl: mock.url,
+    const flaky = await seedChannel(gw.server.ctx, {
+      baseUrl: gw.mock.url,
       key: 'sk-flaky',
       models: [MODEL],
       group: 'flaky',
@@ -97,7 +66,7 @@ describe('channel circuit breaker', () => {
     // Weighted random over two equal channels; a failed attempt is retried on the other, so clients see no error.
     let statuses = await sequential(apiKey, 60);
     expect(statuses.every((s) => s === 200)).toBe(true);
-    const seen = mock.count('sk-flaky');
+    const seen = gw.mock.count('sk-flaky');
     expect(seen).toBeGreaterThanOrEqual(10);
     const open = (await listed(flaky.id)).circuit;
     expect(open?.state).toBe('open');
@@ -107,28 +76,28 @@ describe('channel circuit breaker', () => {
 
     // Out of rotation: 40 more requests while the clock stands inside the cool-down, none reaches it.
     expect(await sequential(apiKey, 40)).toEqual(Array(40).fill(200));
-    expect(mock.count('sk-flaky')).toBe(seen);
+    expect(gw.mock.count('sk-flaky')).toBe(seen);
 
     // Cool-down over, still broken: the first probe fails and the channel is out for another cool-down.
-    mock.set('sk-flaky', { failShare: 1 });
+    gw.mock.set('sk-flaky', { failShare: 1 });
     moveTo(open.until);
     expect((await listed(flaky.id)).circuit?.state).toBe('half_open');
-    const probesBefore = mock.count('sk-flaky');
+    const probesBefore = gw.mock.count('sk-flaky');
     statuses = await sequential(apiKey, 20);
     expect(statuses.every((s) => s === 200)).toBe(true);
-    expect(mock.count('sk-flaky')).toBe(probesBefore + 1);
+    expect(gw.mock.count('sk-flaky')).toBe(probesBefore + 1);
     const reopened = (await listed(flaky.id)).circuit;
     expect(reopened?.state).toBe('open');
     expect(reopened.until).toBeGreaterThan(open.until);
 
     // Recovered: after the cool-down three probes succeed and the channel takes its share again.
-    mock.set('sk-flaky', { failShare: 0 });
+    gw.mock.set('sk-flaky', { failShare: 0 });
     moveTo(reopened.until);
-    const before = mock.count('sk-flaky');
+    const before = gw.mock.count('sk-flaky');
     statuses = await sequential(apiKey, 80);
     expect(statuses.every((s) => s === 200)).toBe(true);
     expect((await listed(flaky.id)).circuit).toBeUndefined();
-    expect(mock.count('sk-flaky') - before).toBeGreaterThan(20);
+    expect(gw.mock.count('sk-flaky') - before).toBeGreaterThan(20);
   });
 
   it('when every channel of the request is out, it is refused at once with a 503 and the hold is returned', async () => {
@@ -140,8 +109,8 @@ describe('channel circuit breaker', () => {
       });
     });
     const START = 50_000_000;
-    const { userId, apiKey } = await groupUser('solo', START);
-    const ch = await seedChannel(server.ctx, {
+    const { userId, apiKey } = await groupUser(gw.server.ctx, 'solo', START);
+    const ch = await seedChannel(gw.server.ctx, {
       baseUrl: `http://127.0.0.1:${port}`,
       key: 'sk-nowhere',
       models: [MODEL],
@@ -156,8 +125,8 @@ describe('channel circuit breaker', () => {
     expect(r.body.error.code).toBe('channel_circuit_open');
     expect(r.body.error.message).toMatch(/every channel for model gpt-4o-mini in group solo is paused/);
     expect(r.body.error.message).toMatch(/try again in \d+ s/);
-    await flushLedger(server.ctx);
-    const u = await server.ctx.db.db
+    await flushLedger(gw.server.ctx);
+    const u = await gw.server.ctx.db.db
       .selectFrom('users')
       .select(['quota', 'used_quota'])
       .where('id', '=', userId)
@@ -167,26 +136,26 @@ describe('channel circuit breaker', () => {
   });
 
   it('an error rate of 0 turns the breaker off: a failing channel stays in rotation', async () => {
-    expect((await admin.put('/api/option/', { key: 'CircuitBreakerErrorRate', value: '0' })).success).toBe(
+    expect((await gw.admin.put('/api/option/', { key: 'CircuitBreakerErrorRate', value: '0' })).success).toBe(
       true,
     );
     try {
-      const { apiKey } = await groupUser('off');
-      mock.set('sk-down', { failShare: 1 });
-      const down = await seedChannel(server.ctx, {
-        baseUrl: mock.url,
+      const { apiKey } = await groupUser(gw.server.ctx, 'off');
+      gw.mock.set('sk-down', { failShare: 1 });
+      const down = await seedChannel(gw.server.ctx, {
+        baseUrl: gw.mock.url,
         key: 'sk-down',
         models: [MODEL],
         group: 'off',
       });
-      await seedChannel(server.ctx, { baseUrl: mock.url, key: 'sk-up', models: [MODEL], group: 'off' });
+      await seedChannel(gw.server.ctx, { baseUrl: gw.mock.url, key: 'sk-up', models: [MODEL], group: 'off' });
       const statuses = await sequential(apiKey, 60);
       expect(statuses.every((s) => s === 200)).toBe(true);
       // About half the requests try the failing channel first; none is kept away from it.
-      expect(mock.count('sk-down')).toBeGreaterThan(15);
+      expect(gw.mock.count('sk-down')).toBeGreaterThan(15);
       expect((await listed(down.id)).circuit).toBeUndefined();
     } finally {
-      await admin.put('/api/option/', { key: 'CircuitBreakerErrorRate', value: '0.5' });
+      await gw.admin.put('/api/option/', { key: 'CircuitBreakerErrorRate', value: '0.5' });
     }
   });
 });

@@ -1,10 +1,13 @@
-import { Role } from '@modelgate/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { breakersFor } from '../src/relay/route/breaker/index.ts';
-import { type ConsoleClient, loginAs } from './support/console-client.ts';
-import { type FlakyUpstream, startFlakyUpstream } from './support/mock-flaky.ts';
-import { flushLedger, seedChannel, seedToken, seedUser } from './support/relay-seed.ts';
-import { startServer, type TestServer } from './support/server.ts';
+import { flushLedger, seedChannel } from './support/relay-seed.ts';
+import {
+  breakerOptions,
+  fireChats,
+  groupUser,
+  routingGateway,
+  setRoutingMode,
+} from './support/routing-gateway.ts';
 
 /**
  * The cheapest routing mode reads the same channel price as the cost in the log: a channel's own per-model price
@@ -17,70 +20,25 @@ const MODEL = 'gpt-4o-mini';
 const COOLDOWN_SEC = 2;
 
 describe('cheapest routing by channel price', () => {
-  let server: TestServer;
-  let mock: FlakyUpstream;
-  let admin: ConsoleClient;
+  const gw = routingGateway({ RetryTimes: '2', ...breakerOptions(COOLDOWN_SEC) });
 
-  const ask = (apiKey: string) =>
-    fetch(`${server.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }),
-    }).then(async (r) => {
-      await r.arrayBuffer();
-      return r.status;
-    });
-
-  async function fire(apiKey: string, n: number, concurrency: number): Promise<number[]> {
-    const out: number[] = [];
-    let next = 0;
-    const worker = async () => {
-      while (next < n) {
-        next++;
-        out.push(await ask(apiKey));
-      }
-    };
-    await Promise.all(Array.from({ length: concurrency }, worker));
-    return out;
-  }
+  const fire = (apiKey: string, n: number, concurrency: number) =>
+    fireChats(gw.server.url, apiKey, MODEL, n, concurrency);
 
   async function cheapestGroup(group: string) {
-    const modes = JSON.parse(server.ctx.options.get('GroupRoutingMode'));
-    const r = await admin.put('/api/option/', {
-      key: 'GroupRoutingMode',
-      value: JSON.stringify({ ...modes, [group]: 'cheapest' }),
-    });
-    expect(r.success, r.message).toBe(true);
-    const user = await seedUser(server.ctx, { quota: 1e12, group });
-    return {
-      userId: user.id,
-      apiKey: (await seedToken(server.ctx, { userId: user.id, unlimited: true })).apiKey,
-    };
+    await setRoutingMode(gw, group, 'cheapest');
+    return groupUser(gw.server.ctx, group);
   }
 
   const channel = (group: string, key: string, setting: Record<string, unknown>) =>
-    seedChannel(server.ctx, { baseUrl: mock.url, key, models: [MODEL], group, setting, autoBan: false });
-
-  beforeAll(async () => {
-    mock = await startFlakyUpstream();
-    server = await startServer();
-    admin = await loginAs(server, { username: 'admin', role: Role.Admin });
-    for (const [key, value] of [
-      ['RetryTimes', '2'],
-      ['CircuitBreakerWindowSeconds', '60'],
-      ['CircuitBreakerMinRequests', '10'],
-      ['CircuitBreakerErrorRate', '0.5'],
-      ['CircuitBreakerCooldownSeconds', String(COOLDOWN_SEC)],
-      ['CircuitBreakerProbeRequests', '3'],
-    ]) {
-      const r = await admin.put('/api/option/', { key, value });
-      expect(r.success, r.message).toBe(true);
-    }
-  });
-  afterAll(async () => {
-    await server?.close();
-    await mock?.close();
-  });
+    seedChannel(gw.server.ctx, {
+      baseUrl: gw.mock.url,
+      key,
+      models: [MODEL],
+      group,
+      setting,
+      autoBan: false,
+    });
 
   it('a per-model price below the other channel’s ratio x official price takes every request', async () => {
     const { apiKey } = await cheapestGroup('pm');
@@ -89,8 +47,8 @@ describe('cheapest routing by channel price', () => {
     await channel('pm', 'sk-pm-ratio', { cost_ratio: 0.9 });
     const statuses = await fire(apiKey, 200, 10);
     expect(statuses.every((s) => s === 200)).toBe(true);
-    expect(mock.count('sk-pm-own')).toBe(200);
-    expect(mock.count('sk-pm-ratio')).toBe(0);
+    expect(gw.mock.count('sk-pm-own')).toBe(200);
+    expect(gw.mock.count('sk-pm-ratio')).toBe(0);
   });
 
   it('per-call and per-token prices compare on the nominal request', async () => {
@@ -102,8 +60,8 @@ describe('cheapest routing by channel price', () => {
     await channel('pc', 'sk-pc-dear', { cost_ratio: 0.01, cost_prices: { [MODEL]: { price: 0.01 } } });
     const statuses = await fire(apiKey, 150, 10);
     expect(statuses.every((s) => s === 200)).toBe(true);
-    expect(mock.count('sk-pc-call')).toBe(150);
-    expect(mock.count('sk-pc-token') + mock.count('sk-pc-dear')).toBe(0);
+    expect(gw.mock.count('sk-pc-call')).toBe(150);
+    expect(gw.mock.count('sk-pc-token') + gw.mock.count('sk-pc-dear')).toBe(0);
   });
 
   it('when the cheaper channel fails, requests fall back to the other, and come back when it recovers', async () => {
@@ -113,34 +71,34 @@ describe('cheapest routing by channel price', () => {
 
     let statuses = await fire(apiKey, 30, 1);
     expect(statuses.every((s) => s === 200)).toBe(true);
-    expect(mock.count('sk-fb-cheap')).toBe(30);
-    expect(mock.count('sk-fb-dear')).toBe(0);
+    expect(gw.mock.count('sk-fb-cheap')).toBe(30);
+    expect(gw.mock.count('sk-fb-dear')).toBe(0);
 
     // Broken: every attempt on it fails and is retried on the dear one; the client sees no error. After
     // CircuitBreakerMinRequests failures the breaker takes it out and requests go straight to the dear one.
-    mock.set('sk-fb-cheap', { failShare: 1 });
+    gw.mock.set('sk-fb-cheap', { failShare: 1 });
     statuses = await fire(apiKey, 40, 1);
     expect(statuses.every((s) => s === 200)).toBe(true);
-    expect(mock.count('sk-fb-dear')).toBe(40);
-    const failed = mock.count('sk-fb-cheap') - 30;
+    expect(gw.mock.count('sk-fb-dear')).toBe(40);
+    const failed = gw.mock.count('sk-fb-cheap') - 30;
     expect(failed).toBeGreaterThanOrEqual(10);
     expect(failed).toBeLessThan(40);
 
     // Recovered: after the cool-down the probes pass and the cheap channel takes every request again.
-    mock.set('sk-fb-cheap', { failShare: 0 });
+    gw.mock.set('sk-fb-cheap', { failShare: 0 });
     // The cool-down ends on the breakers' clock, moved past it (a sleep would race a busy machine).
-    const breakers = breakersFor(server.ctx);
+    const breakers = breakersFor(gw.server.ctx);
     const later = Date.now() + COOLDOWN_SEC * 1000 + 300;
     breakers.now = () => later;
-    const before = mock.count('sk-fb-cheap');
+    const before = gw.mock.count('sk-fb-cheap');
     statuses = await fire(apiKey, 20, 1);
     expect(statuses.every((s) => s === 200)).toBe(true);
-    expect(mock.count('sk-fb-cheap') - before).toBe(20);
-    expect(mock.count('sk-fb-dear')).toBe(40);
+    expect(gw.mock.count('sk-fb-cheap') - before).toBe(20);
+    expect(gw.mock.count('sk-fb-dear')).toBe(40);
 
     // The log says which channel served each request, with each one's own cost.
-    await flushLedger(server.ctx);
-    const rows = await server.ctx.logDb.db
+    await flushLedger(gw.server.ctx);
+    const rows = await gw.server.ctx.logDb.db
       .selectFrom('logs')
       .select(['channel_id', 'cost'])
       .where('user_id', '=', userId)

@@ -1,9 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FormatsMock, startFormatsMock } from './support/mock-formats.ts';
-import type { TestServer } from './support/server.ts';
-import { startThreeChannels } from './support/three-channels.ts';
+import { describe, expect, it } from 'vitest';
+import { startFormatsMock } from './support/mock-formats.ts';
+import { threeChannelsOn } from './support/three-channels.ts';
 
 /**
  * Hosted tools declared for a channel of another format: web search becomes the channel's own web search;
@@ -18,27 +17,16 @@ const FUNCTION = {
 };
 
 describe('relay: hosted tools across formats', () => {
-  let server: TestServer;
-  let mock: FormatsMock;
-  let apiKey: string;
-
-  beforeAll(async () => {
-    mock = await startFormatsMock();
-    ({ server, apiKey } = await startThreeChannels(mock.url, {
-      anthropic: 'hosted-claude',
-      responses: 'hosted-gpt',
-      gemini: 'hosted-gemini',
-    }));
-  });
-  afterAll(async () => {
-    await server?.close();
-    await mock?.close();
+  const gw = threeChannelsOn(startFormatsMock, {
+    anthropic: 'hosted-claude',
+    responses: 'hosted-gpt',
+    gemini: 'hosted-gemini',
   });
 
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${server.url}${path}`, {
+    fetch(`${gw.server.url}${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}`, ...headers },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.apiKey}`, ...headers },
       body: JSON.stringify(body),
     });
   const codexBody = (tools: unknown[], stream = false) => ({
@@ -50,8 +38,8 @@ describe('relay: hosted tools across formats', () => {
   });
 
   it("refuses Codex's tool_search on an Anthropic channel with a 400 naming it, and calls nobody", async () => {
-    const before = mock.requests.length;
-    const client = new OpenAI({ apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
+    const before = gw.mock.requests.length;
+    const client = new OpenAI({ apiKey: gw.apiKey, baseURL: `${gw.server.url}/v1`, maxRetries: 0 });
     const err = await client.responses
       .create(codexBody([{ type: 'web_search' }, { type: 'tool_search' }]) as any)
       .catch((e) => e);
@@ -63,7 +51,7 @@ describe('relay: hosted tools across formats', () => {
       param: 'tools',
     });
     expect(err.message).toContain("'tool_search'");
-    expect(mock.requests.length).toBe(before);
+    expect(gw.mock.requests.length).toBe(before);
   });
 
   it("maps Codex's web_search to Anthropic's web search tool", async () => {
@@ -73,7 +61,7 @@ describe('relay: hosted tools across formats', () => {
     );
     expect(r.status).toBe(200);
     expect(r.headers.get('x-modelgate-dropped-tools')).toBeNull();
-    const tools = mock.requests.at(-1)?.body.tools;
+    const tools = gw.mock.requests.at(-1)?.body.tools;
     expect(tools).toContainEqual({
       type: 'web_search_20250305',
       name: 'web_search',
@@ -84,7 +72,7 @@ describe('relay: hosted tools across formats', () => {
 
   for (const stream of [false, true])
     it(`drops tool_search when the operator allows it, and says so in a header (${stream ? 'stream' : 'JSON'})`, async () => {
-      await server.ctx.options.set('global.drop_unsupported_hosted_tools_enabled', 'true');
+      await gw.server.ctx.options.set('global.drop_unsupported_hosted_tools_enabled', 'true');
       try {
         const r = await post(
           '/v1/responses',
@@ -93,34 +81,36 @@ describe('relay: hosted tools across formats', () => {
         expect(r.status).toBe(200);
         expect(r.headers.get('x-modelgate-dropped-tools')).toBe('tool_search');
         await r.text();
-        const tools = mock.requests.at(-1)?.body.tools;
+        const tools = gw.mock.requests.at(-1)?.body.tools;
         expect(tools.map((t: any) => t.type ?? 'custom')).toEqual(['custom', 'web_search_20250305']);
       } finally {
-        await server.ctx.options.set('global.drop_unsupported_hosted_tools_enabled', 'false');
+        await gw.server.ctx.options.set('global.drop_unsupported_hosted_tools_enabled', 'false');
       }
     });
 
   it("maps Claude Code's web search to a Responses channel's and a Gemini channel's", async () => {
-    const client = new Anthropic({ apiKey, baseURL: server.url, maxRetries: 0 });
+    const client = new Anthropic({ apiKey: gw.apiKey, baseURL: gw.server.url, maxRetries: 0 });
     const body = {
       max_tokens: 1024,
       messages: [{ role: 'user' as const, content: 'What changed today?' }],
       tools: [{ type: 'web_search_20250305' as const, name: 'web_search' as const, max_uses: 8 }],
     };
     await client.messages.create({ ...body, model: 'hosted-gpt' });
-    expect(mock.requests.at(-1)?.body.tools).toEqual([{ type: 'web_search' }]);
+    expect(gw.mock.requests.at(-1)?.body.tools).toEqual([{ type: 'web_search' }]);
     await client.messages.create({ ...body, model: 'hosted-gemini' });
-    expect(mock.requests.at(-1)?.body.tools).toEqual([{ googleSearch: {} }]);
+    expect(gw.mock.requests.at(-1)?.body.tools).toEqual([{ googleSearch: {} }]);
   });
 
   it("maps a chat client's web_search_options to Anthropic's web search tool", async () => {
-    const client = new OpenAI({ apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
+    const client = new OpenAI({ apiKey: gw.apiKey, baseURL: `${gw.server.url}/v1`, maxRetries: 0 });
     await client.chat.completions.create({
       model: 'hosted-claude',
       messages: [{ role: 'user', content: 'News?' }],
       web_search_options: { search_context_size: 'low' },
     });
-    expect(mock.requests.at(-1)?.body.tools).toEqual([{ type: 'web_search_20250305', name: 'web_search' }]);
+    expect(gw.mock.requests.at(-1)?.body.tools).toEqual([
+      { type: 'web_search_20250305', name: 'web_search' },
+    ]);
   });
 
   it("refuses Claude's code execution on a Gemini channel in Anthropic's error shape", async () => {
@@ -147,6 +137,8 @@ describe('relay: hosted tools across formats', () => {
       tools: [{ googleSearch: {} }],
     });
     expect(r.status).toBe(200);
-    expect(mock.requests.at(-1)?.body.tools).toEqual([{ type: 'web_search_20250305', name: 'web_search' }]);
+    expect(gw.mock.requests.at(-1)?.body.tools).toEqual([
+      { type: 'web_search_20250305', name: 'web_search' },
+    ]);
   });
 });

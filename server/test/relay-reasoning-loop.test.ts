@@ -1,9 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type LoopClient, toolLoop } from './support/loop-clients.ts';
-import { type ReasoningMock, startReasoningMock } from './support/mock-reasoning.ts';
-import type { TestServer } from './support/server.ts';
-import { startThreeChannels, type UpstreamWire } from './support/three-channels.ts';
+import { startReasoningMock } from './support/mock-reasoning.ts';
+import { threeChannelsOn, type UpstreamWire } from './support/three-channels.ts';
 
 /**
  * A tool loop of two turns with thinking on, for every pair of an agent's format and a channel of another
@@ -33,37 +32,26 @@ const thinkingOf = (ch: Channel, body: any) =>
       : body.generationConfig?.thinkingConfig;
 
 describe('relay: reasoning survives a tool loop across formats', () => {
-  let server: TestServer;
-  let mock: ReasoningMock;
-  let apiKey: string;
-
-  beforeAll(async () => {
-    mock = await startReasoningMock();
-    ({ server, apiKey } = await startThreeChannels(mock.url, MODEL, {
-      anthropic: 'claude-sonnet-4-5',
-      responses: 'gpt-5',
-      gemini: 'gemini-2.5-flash',
-    }));
-  });
-  afterAll(async () => {
-    await server?.close();
-    await mock?.close();
+  const gw = threeChannelsOn(startReasoningMock, MODEL, {
+    anthropic: 'claude-sonnet-4-5',
+    responses: 'gpt-5',
+    gemini: 'gemini-2.5-flash',
   });
 
   for (const client of CLIENTS)
     for (const channel of CHANNELS.filter((c) => c !== client))
       for (const stream of [false, true])
         it(`${client} client on a ${channel} channel (${stream ? 'stream' : 'JSON'})`, async () => {
-          const before = mock.requests.length;
-          const text = await toolLoop(client, server.url, apiKey, MODEL[channel], stream);
+          const before = gw.mock.requests.length;
+          const text = await toolLoop(client, gw.server.url, gw.apiKey, MODEL[channel], stream);
           expect(text).toContain('18C');
-          const calls = mock.requests.slice(before).filter((r) => PATH[channel].test(r.path));
+          const calls = gw.mock.requests.slice(before).filter((r) => PATH[channel].test(r.path));
           expect(calls).toHaveLength(2);
           const [first, second] = calls.map((c) => c.body);
           expect(thinkingOf(channel, second)).toEqual(thinkingOf(channel, first));
           expect(thinkingOf(channel, first)).toBeTruthy();
           if (channel === 'anthropic') {
-            const issued = mock.issued.anthropic.at(-1);
+            const issued = gw.mock.issued.anthropic.at(-1);
             const assistant = second.messages.find((m: any) => m.role === 'assistant');
             expect(assistant.content.slice(0, 2)).toEqual([
               { type: 'thinking', thinking: issued?.thinking, signature: issued?.signature },
@@ -73,21 +61,21 @@ describe('relay: reasoning survives a tool loop across formats', () => {
             expect(assistant.content[2].id).toMatch(/^toolu_[0-9a-f]{16}$/);
           } else if (channel === 'responses') {
             const reasoning = second.input.find((i: any) => i.type === 'reasoning');
-            expect(reasoning.encrypted_content).toBe(mock.issued.responses.at(-1));
+            expect(reasoning.encrypted_content).toBe(gw.mock.issued.responses.at(-1));
             expect(reasoning.summary[0].text).toContain('call the tool');
             // The reasoning item keeps the id the upstream gave it.
-            expect(reasoning.id).toBe(mock.issued.responseItems.at(-1));
+            expect(reasoning.id).toBe(gw.mock.issued.responseItems.at(-1));
             const call = second.input.find((i: any) => i.type === 'function_call');
             expect(call.call_id).toMatch(/^call_[0-9a-f]{12}$/);
           } else {
             const model = second.contents.find((c: any) => c.role === 'model');
             const call = model.parts.find((p: any) => p.functionCall);
-            expect(call.thoughtSignature).toBe(mock.issued.gemini.at(-1));
+            expect(call.thoughtSignature).toBe(gw.mock.issued.gemini.at(-1));
           }
         });
 
   it('drops an envelope that comes back to a channel of another format, and one that was tampered with', async () => {
-    const client = new Anthropic({ apiKey, baseURL: server.url, maxRetries: 0 });
+    const client = new Anthropic({ apiKey: gw.apiKey, baseURL: gw.server.url, maxRetries: 0 });
     const body = {
       max_tokens: 16384,
       thinking: { type: 'enabled' as const, budget_tokens: 4096 },
@@ -107,7 +95,7 @@ describe('relay: reasoning survives a tool loop across formats', () => {
       [MODEL.gemini, thinking],
       [MODEL.responses, tampered],
     ] as const) {
-      const before = mock.requests.length;
+      const before = gw.mock.requests.length;
       // With the reasoning dropped, the Gemini and Responses mocks refuse the turn (stricter than the real ones,
       // which take Google's skip value and a call without its reasoning); Anthropic's goes on without thinking.
       const second = await client.messages
@@ -122,10 +110,10 @@ describe('relay: reasoning survives a tool loop across formats', () => {
         })
         .catch((e) => (model === MODEL.anthropic ? Promise.reject(e) : null));
       if (model === MODEL.anthropic) expect(second?.content.length).toBeGreaterThan(0);
-      const sent = mock.requests.slice(before).map((r) => JSON.stringify(r.body));
+      const sent = gw.mock.requests.slice(before).map((r) => JSON.stringify(r.body));
       expect(sent).toHaveLength(1);
       expect(sent[0]).not.toContain(block.signature);
-      expect(sent[0]).not.toContain(mock.issued.responses.at(-1));
+      expect(sent[0]).not.toContain(gw.mock.issued.responses.at(-1));
     }
   });
 });

@@ -1,9 +1,6 @@
-import { Role } from '@modelgate/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ConsoleClient, loginAs } from './support/console-client.ts';
-import { type FlakyUpstream, startFlakyUpstream } from './support/mock-flaky.ts';
-import { seedChannel, seedToken, seedUser } from './support/relay-seed.ts';
-import { startServer, type TestServer } from './support/server.ts';
+import { describe, expect, it } from 'vitest';
+import { seedChannel } from './support/relay-seed.ts';
+import { fireChats, groupUser, routingGateway, setRoutingMode } from './support/routing-gateway.ts';
 
 /**
  * Routing modes per group (option GroupRoutingMode), each inside the highest priority tier: weighted random,
@@ -16,54 +13,20 @@ const N = 1000;
 // 1,000 requests a test (the shares are checked within 5 points): on a machine shared with other test runs that
 // takes well over the default 30 s, so the limit is the file's own.
 describe('routing modes', { timeout: 180_000 }, () => {
-  let server: TestServer;
-  let mock: FlakyUpstream;
-  let admin: ConsoleClient;
+  const gw = routingGateway();
 
   /** `n` chat requests, `concurrency` at a time; their statuses. */
-  async function fire(apiKey: string, n: number, concurrency: number): Promise<number[]> {
-    const statuses: number[] = [];
-    let next = 0;
-    const worker = async () => {
-      while (next < n) {
-        next++;
-        const r = await fetch(`${server.url}/v1/chat/completions`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }),
-        });
-        await r.arrayBuffer();
-        statuses.push(r.status);
-      }
-    };
-    await Promise.all(Array.from({ length: concurrency }, worker));
-    return statuses;
-  }
+  const fire = (apiKey: string, n: number, concurrency: number) =>
+    fireChats(gw.server.url, apiKey, MODEL, n, concurrency);
 
   /** A user of a group with its API key, and the group's routing mode set as an admin would. */
   async function groupWithMode(group: string, mode: string): Promise<string> {
-    const modes = JSON.parse(server.ctx.options.get('GroupRoutingMode'));
-    const r = await admin.put('/api/option/', {
-      key: 'GroupRoutingMode',
-      value: JSON.stringify({ ...modes, [group]: mode }),
-    });
-    expect(r.success, r.message).toBe(true);
-    const user = await seedUser(server.ctx, { quota: 1e12, group });
-    return (await seedToken(server.ctx, { userId: user.id, unlimited: true })).apiKey;
+    await setRoutingMode(gw, group, mode);
+    return (await groupUser(gw.server.ctx, group)).apiKey;
   }
 
   const channel = (group: string, key: string, o: Partial<Parameters<typeof seedChannel>[1]> = {}) =>
-    seedChannel(server.ctx, { baseUrl: mock.url, key, models: [MODEL], group, ...o });
-
-  beforeAll(async () => {
-    mock = await startFlakyUpstream();
-    server = await startServer();
-    admin = await loginAs(server, { username: 'admin', role: Role.Admin });
-  });
-  afterAll(async () => {
-    await server?.close();
-    await mock?.close();
-  });
+    seedChannel(gw.server.ctx, { baseUrl: gw.mock.url, key, models: [MODEL], group, ...o });
 
   it('weighted random (the default) splits 1,000 requests by weight + 10, within 5 points', async () => {
     const apiKey = await groupWithMode('w', 'weighted');
@@ -73,9 +36,9 @@ describe('routing modes', { timeout: 180_000 }, () => {
     const statuses = await fire(apiKey, N, 20);
     expect(statuses.every((s) => s === 200)).toBe(true);
     // Shares 10/70, 20/70 and 40/70; 5 points is about 3 standard deviations at 1,000 draws.
-    expect(Math.abs(mock.count('sk-w0') / N - 1 / 7)).toBeLessThan(0.05);
-    expect(Math.abs(mock.count('sk-w10') / N - 2 / 7)).toBeLessThan(0.05);
-    expect(Math.abs(mock.count('sk-w30') / N - 4 / 7)).toBeLessThan(0.05);
+    expect(Math.abs(gw.mock.count('sk-w0') / N - 1 / 7)).toBeLessThan(0.05);
+    expect(Math.abs(gw.mock.count('sk-w10') / N - 2 / 7)).toBeLessThan(0.05);
+    expect(Math.abs(gw.mock.count('sk-w30') / N - 4 / 7)).toBeLessThan(0.05);
   });
 
   it('round robin gives each channel of the top tier its turn (weights ignored), exactly', async () => {
@@ -86,45 +49,45 @@ describe('routing modes', { timeout: 180_000 }, () => {
     await channel('rr', 'sk-rr-low', { priority: -1 });
     const statuses = await fire(apiKey, N, 20);
     expect(statuses.every((s) => s === 200)).toBe(true);
-    const counts = ['sk-rr-a', 'sk-rr-b', 'sk-rr-c'].map((k) => mock.count(k));
+    const counts = ['sk-rr-a', 'sk-rr-b', 'sk-rr-c'].map((k) => gw.mock.count(k));
     expect(counts.reduce((a, b) => a + b)).toBe(N);
     for (const c of counts) expect(Math.abs(c - N / 3)).toBeLessThanOrEqual(1);
-    expect(mock.count('sk-rr-low')).toBe(0);
+    expect(gw.mock.count('sk-rr-low')).toBe(0);
   });
 
   it('least requests sends traffic where fewer requests are in flight: a stalled channel gets at most half', async () => {
     const apiKey = await groupWithMode('lr', 'least_requests');
     // The slow channel keeps every request open until the test lets them go, so what decides is the count in
     // flight, not how fast this machine turns requests around.
-    mock.set('sk-lr-slow', { hold: true });
+    gw.mock.set('sk-lr-slow', { hold: true });
     await channel('lr', 'sk-lr-slow', { weight: 100 });
     await channel('lr', 'sk-lr-fast');
     const fired = fire(apiKey, N, 16);
     await expect
-      .poll(() => mock.count('sk-lr-slow') + mock.count('sk-lr-fast'), { timeout: 150_000 })
+      .poll(() => gw.mock.count('sk-lr-slow') + gw.mock.count('sk-lr-fast'), { timeout: 150_000 })
       .toBe(N);
-    const slow = mock.count('sk-lr-slow');
-    mock.release('sk-lr-slow');
+    const slow = gw.mock.count('sk-lr-slow');
+    gw.mock.release('sk-lr-slow');
     const statuses = await fired;
     expect(statuses.every((s) => s === 200)).toBe(true);
     // Weighted random would give the slow channel (weight 100) 110/120 of the traffic; least requests only
     // sends it a request when it has no more in flight than the fast one, so of 16 never more than 8.
     expect(slow).toBeGreaterThan(0);
     expect(slow).toBeLessThanOrEqual(8);
-    expect(mock.peak('sk-lr-slow')).toBe(slow);
-    expect(mock.count('sk-lr-fast')).toBe(N - slow);
+    expect(gw.mock.peak('sk-lr-slow')).toBe(slow);
+    expect(gw.mock.count('sk-lr-fast')).toBe(N - slow);
   });
 
   it('least requests splits evenly between equally fast channels, within 5 points', async () => {
     const apiKey = await groupWithMode('lr2', 'least_requests');
-    mock.set('sk-lr2-a', { latencyMs: 5 });
-    mock.set('sk-lr2-b', { latencyMs: 5 });
+    gw.mock.set('sk-lr2-a', { latencyMs: 5 });
+    gw.mock.set('sk-lr2-b', { latencyMs: 5 });
     await channel('lr2', 'sk-lr2-a', { weight: 0 });
     await channel('lr2', 'sk-lr2-b', { weight: 0 });
     const statuses = await fire(apiKey, N, 16);
     expect(statuses.every((s) => s === 200)).toBe(true);
-    expect(Math.abs(mock.count('sk-lr2-a') / N - 0.5)).toBeLessThan(0.05);
-    expect(mock.count('sk-lr2-a') + mock.count('sk-lr2-b')).toBe(N);
+    expect(Math.abs(gw.mock.count('sk-lr2-a') / N - 0.5)).toBeLessThan(0.05);
+    expect(gw.mock.count('sk-lr2-a') + gw.mock.count('sk-lr2-b')).toBe(N);
   });
 
   it('cheapest sends every request to the lowest cost ratio of the top tier', async () => {
@@ -135,8 +98,8 @@ describe('routing modes', { timeout: 180_000 }, () => {
     await channel('cheap', 'sk-cost-01-low', { priority: -1, setting: { cost_ratio: 0.1 } });
     const statuses = await fire(apiKey, N, 20);
     expect(statuses.every((s) => s === 200)).toBe(true);
-    expect(mock.count('sk-cost-05')).toBe(N);
-    for (const k of ['sk-cost-1', 'sk-cost-08', 'sk-cost-01-low']) expect(mock.count(k)).toBe(0);
+    expect(gw.mock.count('sk-cost-05')).toBe(N);
+    for (const k of ['sk-cost-1', 'sk-cost-08', 'sk-cost-01-low']) expect(gw.mock.count(k)).toBe(0);
   });
 
   it('cheapest prices the model a channel calls upstream: a low ratio on a dear mapped model loses', async () => {
@@ -151,15 +114,15 @@ describe('routing modes', { timeout: 180_000 }, () => {
     await channel('cheap2', 'sk-direct-twin', { setting: { cost_ratio: '1' } });
     const statuses = await fire(apiKey, 400, 10);
     expect(statuses.every((s) => s === 200)).toBe(true);
-    expect(mock.count('sk-mapped')).toBe(0);
-    expect(mock.count('sk-direct') + mock.count('sk-direct-twin')).toBe(400);
-    expect(mock.count('sk-direct')).toBeGreaterThan(100);
-    expect(mock.count('sk-direct-twin')).toBeGreaterThan(100);
+    expect(gw.mock.count('sk-mapped')).toBe(0);
+    expect(gw.mock.count('sk-direct') + gw.mock.count('sk-direct-twin')).toBe(400);
+    expect(gw.mock.count('sk-direct')).toBeGreaterThan(100);
+    expect(gw.mock.count('sk-direct-twin')).toBeGreaterThan(100);
   });
 
   it('refuses an unknown routing mode or a malformed map with a message, and keeps the saved value', async () => {
-    const before = server.ctx.options.get('GroupRoutingMode');
-    const bad = await admin.put('/api/option/', {
+    const before = gw.server.ctx.options.get('GroupRoutingMode');
+    const bad = await gw.admin.put('/api/option/', {
       key: 'GroupRoutingMode',
       value: JSON.stringify({ default: 'fastest' }),
     });
@@ -167,11 +130,11 @@ describe('routing modes', { timeout: 180_000 }, () => {
     expect(bad.message).toContain('unknown routing mode "fastest"');
     expect(bad.message).toContain('round_robin');
     for (const value of ['["weighted"]', '{"default": 1}', 'not json']) {
-      const r = await admin.put('/api/option/', { key: 'GroupRoutingMode', value });
+      const r = await gw.admin.put('/api/option/', { key: 'GroupRoutingMode', value });
       expect(r.success, value).toBe(false);
       expect(r.message).toMatch(/GroupRoutingMode/);
     }
-    expect(server.ctx.options.get('GroupRoutingMode')).toBe(before);
+    expect(gw.server.ctx.options.get('GroupRoutingMode')).toBe(before);
   });
 
   it('refuses breaker options out of range, and takes 0 as "off"', async () => {
@@ -185,7 +148,7 @@ describe('routing modes', { timeout: 180_000 }, () => {
       ['CircuitBreakerProbeRequests', '0', /between 1 and 1000/],
     ];
     for (const [key, value, message] of cases) {
-      const r = await admin.put('/api/option/', { key, value });
+      const r = await gw.admin.put('/api/option/', { key, value });
       expect(r.success, `${key}=${value}`).toBe(false);
       expect(r.message).toMatch(message);
       expect(r.message).toContain(key);
@@ -195,10 +158,10 @@ describe('routing modes', { timeout: 180_000 }, () => {
       'CircuitBreakerMinRequests',
       'CircuitBreakerWindowSeconds',
     ]) {
-      const r = await admin.put('/api/option/', { key, value: '0' });
+      const r = await gw.admin.put('/api/option/', { key, value: '0' });
       expect(r.success, r.message).toBe(true);
     }
-    const list = await admin.get('/api/option/');
+    const list = await gw.admin.get('/api/option/');
     const value = (k: string) => list.data.find((o: { key: string }) => o.key === k)?.value;
     expect(value('CircuitBreakerErrorRate')).toBe('0');
     expect(value('CircuitBreakerCooldownSeconds')).toBe('30');

@@ -1,10 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type FormatsMock, startFormatsMock } from './support/mock-formats.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { startFormatsMock } from './support/mock-formats.ts';
 import { flushLedger } from './support/relay-seed.ts';
-import type { TestServer } from './support/server.ts';
-import { startThreeChannels } from './support/three-channels.ts';
+import { threeChannelsOn } from './support/three-channels.ts';
 
 /**
  * Web searches an upstream runs with its hosted search tool are billed per search on top of the tokens, at
@@ -15,26 +14,15 @@ import { startThreeChannels } from './support/three-channels.ts';
 const QUOTA_PER_SEARCH_AT_10 = (10 / 1000) * 500_000; // US$10 a thousand, QuotaPerUnit 500,000, group ratio 1
 
 describe('relay: web searches are billed per search', () => {
-  let server: TestServer;
-  let mock: FormatsMock;
-  let apiKey: string;
-
-  beforeAll(async () => {
-    mock = await startFormatsMock();
-    ({ server, apiKey } = await startThreeChannels(mock.url, {
-      anthropic: 'search-claude',
-      responses: 'search-gpt',
-      gemini: 'search-gemini',
-    }));
-  });
-  afterAll(async () => {
-    await server?.close();
-    await mock?.close();
+  const gw = threeChannelsOn(startFormatsMock, {
+    anthropic: 'search-claude',
+    responses: 'search-gpt',
+    gemini: 'search-gemini',
   });
 
   const rows = async () => {
-    await flushLedger(server.ctx);
-    return server.ctx.logDb.db
+    await flushLedger(gw.server.ctx);
+    return gw.server.ctx.logDb.db
       .selectFrom('logs')
       .select(['quota', 'other', 'prompt_tokens', 'completion_tokens'])
       .where('type', '=', 2)
@@ -56,9 +44,9 @@ describe('relay: web searches are billed per search', () => {
   }
   /** The same request at a search price of 0 and of US$10: what the searches added, and the row at 10. */
   async function searchCharge(send: () => Promise<unknown>) {
-    await server.ctx.options.set('global.web_search_price_per_1k', '0');
+    await gw.server.ctx.options.set('global.web_search_price_per_1k', '0');
     const free = await rowOf(send);
-    await server.ctx.options.set('global.web_search_price_per_1k', '10');
+    await gw.server.ctx.options.set('global.web_search_price_per_1k', '10');
     const paid = await rowOf(send);
     expect(free.other.web_search_price).toBe(0);
     expect([paid.prompt_tokens, paid.completion_tokens]).toEqual([
@@ -68,8 +56,8 @@ describe('relay: web searches are billed per search', () => {
     return { added: paid.quota - free.quota, row: paid };
   }
 
-  const anthropic = () => new Anthropic({ apiKey, baseURL: server.url, maxRetries: 0 });
-  const openai = () => new OpenAI({ apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
+  const anthropic = () => new Anthropic({ apiKey: gw.apiKey, baseURL: gw.server.url, maxRetries: 0 });
+  const openai = () => new OpenAI({ apiKey: gw.apiKey, baseURL: `${gw.server.url}/v1`, maxRetries: 0 });
   const searchTool = { type: 'web_search_20250305', name: 'web_search', max_uses: 5 } as const;
   const question = 'What happened in tech today?';
 
@@ -126,7 +114,7 @@ describe('relay: web searches are billed per search', () => {
     const { added, row } = await searchCharge(() =>
       openai().responses.create({ model: 'search-claude', input: question, tools: [{ type: 'web_search' }] }),
     );
-    const sent = mock.requests.at(-1)?.body;
+    const sent = gw.mock.requests.at(-1)?.body;
     expect(sent.tools).toEqual([
       expect.objectContaining({ type: 'web_search_20250305', name: 'web_search' }),
     ]);
@@ -135,7 +123,7 @@ describe('relay: web searches are billed per search', () => {
   });
 
   it('an answer without searches costs its tokens only', async () => {
-    await server.ctx.options.set('global.web_search_price_per_1k', '10');
+    await gw.server.ctx.options.set('global.web_search_price_per_1k', '10');
     const row = await rowOf(() =>
       anthropic().messages.create({
         model: 'search-claude',

@@ -1,5 +1,6 @@
 import { Role } from '@modelgate/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { quotaOf, topUpLogs } from './support/balances.ts';
 import { type ConsoleClient, loginAs } from './support/console-client.ts';
 import { DATABASES } from './support/databases.ts';
 import { epayMd5, type FakeEpay, startFakeEpay } from './support/fake-epay.ts';
@@ -15,23 +16,8 @@ for (const engine of DATABASES) {
     let admin: ConsoleClient & { userId: number };
     let alice: ConsoleClient & { userId: number };
 
-    const balance = async (userId: number) =>
-      Number(
-        (
-          await server.ctx.db.db
-            .selectFrom('users')
-            .select('quota')
-            .where('id', '=', userId)
-            .executeTakeFirstOrThrow()
-        ).quota,
-      );
-    const topupLogs = (userId: number) =>
-      server.ctx.logDb.db
-        .selectFrom('logs')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('type', '=', 1)
-        .execute();
+    const balance = (userId: number) => quotaOf(server.ctx, userId);
+    const topupLogs = (userId: number) => topUpLogs(server.ctx, userId);
     const order = (tradeNo: string) =>
       server.ctx.db.db
         .selectFrom('top_ups')

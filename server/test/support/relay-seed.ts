@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import bcrypt from 'bcryptjs';
 import type { AppContext } from '../../src/context.ts';
 import { relayState } from '../../src/relay/relay-state.ts';
+import { channelRow, tokenRow, userRow } from './account-rows.ts';
 
 /**
  * Rows for relay tests, written straight to the database (the relay reads them through its caches, as it
@@ -22,32 +23,19 @@ export async function seedUser(
   const username = o.username ?? `u${randomBytes(4).toString('hex')}`;
   await ctx.db.db
     .insertInto('users')
-    .values({
-      username,
-      password: o.password ? await bcrypt.hash(o.password, 4) : 'x',
-      display_name: username,
-      role: o.role ?? 1,
-      status: o.status ?? 1,
-      email: '',
-      github_id: '',
-      oidc_id: '',
-      wechat_id: '',
-      telegram_id: '',
-      linux_do_id: '',
-      access_token: null,
-      quota: o.quota,
-      used_quota: 0,
-      request_count: 0,
-      group: o.group ?? 'default',
-      aff_code: randomBytes(4).toString('hex'),
-      aff_count: 0,
-      aff_quota: 0,
-      aff_history_quota: 0,
-      inviter_id: 0,
-      setting: JSON.stringify(o.setting ?? {}),
-      created_at: Math.floor(Date.now() / 1000),
-      deleted_at: null,
-    })
+    .values(
+      userRow({
+        username,
+        password: o.password ? await bcrypt.hash(o.password, 4) : 'x',
+        role: o.role ?? 1,
+        status: o.status ?? 1,
+        quota: o.quota,
+        group: o.group ?? 'default',
+        aff_code: randomBytes(4).toString('hex'),
+        setting: JSON.stringify(o.setting ?? {}),
+        created_at: Math.floor(Date.now() / 1000),
+      }),
+    )
     .execute();
   const { id } = await ctx.db.db
     .selectFrom('users')
@@ -74,23 +62,22 @@ export async function seedToken(
   const name = `token-${key.slice(0, 6)}`;
   await ctx.db.db
     .insertInto('tokens')
-    .values({
-      user_id: o.userId,
-      key,
-      status: o.status ?? 1,
-      name,
-      created_time: Math.floor(Date.now() / 1000),
-      accessed_time: 0,
-      expired_time: o.expiredTime ?? -1,
-      remain_quota: o.remain ?? 0,
-      unlimited_quota: o.unlimited ? 1 : 0,
-      model_limits_enabled: o.modelLimits ? 1 : 0,
-      model_limits: (o.modelLimits ?? []).join(','),
-      allow_ips: o.allowIps ?? '',
-      used_quota: 0,
-      group: o.group ?? '',
-      deleted_at: null,
-    })
+    .values(
+      tokenRow({
+        user_id: o.userId,
+        key,
+        status: o.status ?? 1,
+        name,
+        created_time: Math.floor(Date.now() / 1000),
+        expired_time: o.expiredTime ?? -1,
+        remain_quota: o.remain ?? 0,
+        unlimited_quota: o.unlimited ? 1 : 0,
+        model_limits_enabled: o.modelLimits ? 1 : 0,
+        model_limits: (o.modelLimits ?? []).join(','),
+        allow_ips: o.allowIps ?? '',
+        group: o.group ?? '',
+      }),
+    )
     .execute();
   const { id } = await ctx.db.db
     .selectFrom('tokens')
@@ -122,34 +109,26 @@ export async function seedChannel(
   const name = o.name ?? `ch-${randomBytes(3).toString('hex')}`;
   await ctx.db.db
     .insertInto('channels')
-    .values({
-      type: o.type ?? 1,
-      key: o.key,
-      openai_organization: '',
-      test_model: '',
-      status: 1,
-      name,
-      weight: o.weight ?? 0,
-      created_time: Math.floor(Date.now() / 1000),
-      test_time: 0,
-      response_time: 0,
-      base_url: o.baseUrl,
-      other: o.other ?? '',
-      balance: 0,
-      balance_updated_time: 0,
-      models: o.models.join(','),
-      group: o.group ?? 'default',
-      used_quota: 0,
-      model_mapping: JSON.stringify(o.modelMapping ?? {}),
-      status_code_mapping: JSON.stringify(o.statusCodeMapping ?? {}),
-      priority: o.priority ?? 0,
-      auto_ban: o.autoBan === false ? 0 : 1,
-      other_info: '{}',
-      tag: '',
-      setting: JSON.stringify(o.setting ?? {}),
-      param_override: o.paramOverride ? JSON.stringify(o.paramOverride) : '',
-      max_input_tokens: 0,
-    })
+    .values(
+      channelRow({
+        type: o.type ?? 1,
+        key: o.key,
+        name,
+        weight: o.weight ?? 0,
+        created_time: Math.floor(Date.now() / 1000),
+        base_url: o.baseUrl,
+        other: o.other ?? '',
+        models: o.models.join(','),
+        group: o.group ?? 'default',
+        model_mapping: JSON.stringify(o.modelMapping ?? {}),
+        status_code_mapping: JSON.stringify(o.statusCodeMapping ?? {}),
+        priority: o.priority ?? 0,
+        auto_ban: o.autoBan === false ? 0 : 1,
+        other_info: '{}',
+        setting: JSON.stringify(o.setting ?? {}),
+        param_override: o.paramOverride ? JSON.stringify(o.paramOverride) : '',
+      }),
+    )
     .execute();
   const { id } = await ctx.db.db
     .selectFrom('channels')

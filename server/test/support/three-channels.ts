@@ -1,4 +1,5 @@
 import { ChannelType } from '@modelgate/shared';
+import { afterAll, beforeAll } from 'vitest';
 import { seedChannel, seedToken, seedUser } from './relay-seed.ts';
 import { startServer, type TestServer } from './server.ts';
 
@@ -35,4 +36,31 @@ export async function startThreeChannels(
   await channel('responses', ChannelType.OpenAI, 'sk-resp-mock', { responses_api: true });
   await channel('gemini', ChannelType.Gemini, 'gm-mock');
   return { server, apiKey };
+}
+
+export interface ThreeChannels<M> {
+  server: TestServer;
+  mock: M;
+  apiKey: string;
+}
+
+/**
+ * `startThreeChannels` on the mock `start` makes, for a describe block: the mock and the gateway start before
+ * its tests (the fields are set then) and close after them.
+ */
+export function threeChannelsOn<M extends { url: string; close(): Promise<void> }>(
+  start: () => Promise<M>,
+  models: Record<UpstreamWire, string>,
+  upstreamModels: Partial<Record<UpstreamWire, string>> = {},
+): ThreeChannels<M> {
+  const gw = {} as ThreeChannels<M>;
+  beforeAll(async () => {
+    gw.mock = await start();
+    Object.assign(gw, await startThreeChannels(gw.mock.url, models, upstreamModels));
+  });
+  afterAll(async () => {
+    await gw.server?.close();
+    await gw.mock?.close();
+  });
+  return gw;
 }

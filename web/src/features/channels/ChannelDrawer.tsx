@@ -1,24 +1,11 @@
 import { CHANNEL_NAME_MAX, CHANNEL_TYPES, channelSettingFields, channelTypeInfo } from '@modelgate/shared';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import {
-  Alert,
-  Button,
-  Checkbox,
-  Drawer,
-  Form,
-  Input,
-  InputNumber,
-  Radio,
-  Select,
-  Space,
-  Spin,
-  Switch,
-} from 'antd';
+import { Alert, Button, Checkbox, Form, Input, InputNumber, Radio, Select, Space, Spin, Switch } from 'antd';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { FormDrawer } from '../../shared/FormDrawer.tsx';
 import { feedback, showCheckInput } from '../../shared/feedback.tsx';
 import { JsonTextArea, jsonRule } from '../../shared/JsonTextArea.tsx';
-import { useIsMobile } from '../../shared/useIsMobile.ts';
 import { CostFields } from '../cost/CostFields.tsx';
 import { type ChannelInput, createChannel, getChannel, updateChannel } from './api.ts';
 import { askBaseUrlV1 } from './askBaseUrlV1.tsx';
@@ -42,7 +29,6 @@ export function ChannelDrawer({
   onClose: () => void;
 }) {
   const { t } = useTranslation();
-  const isMobile = useIsMobile();
   const queryClient = useQueryClient();
   const [form] = Form.useForm<FormValues>();
   const [loaded, setLoaded] = useState(false);
@@ -135,27 +121,16 @@ export function ChannelDrawer({
   );
 
   return (
-    <Drawer
+    <FormDrawer
       open={open}
       onClose={onClose}
-      placement={editId ? 'right' : 'left'}
-      width={isMobile ? '100%' : 640}
+      editing={!!editId}
       title={t(editId ? 'channel.editTitle' : 'channel.createTitle')}
-      destroyOnHidden
-      footer={
-        <Space style={{ justifyContent: 'flex-end', width: '100%' }}>
-          <Button onClick={onClose}>{t('common.cancel')}</Button>
-          <Button
-            type="primary"
-            loading={save.isPending}
-            disabled={!loaded}
-            onClick={() => form.submit()}
-            data-testid="channel-submit"
-          >
-            {t('common.submit')}
-          </Button>
-        </Space>
-      }
+      width={640}
+      form={form}
+      submitting={save.isPending}
+      submitDisabled={!loaded}
+      submitTestId="channel-submit"
     >
       <Spin spinning={!loaded}>
         <Form<FormValues>
@@ -366,6 +341,6 @@ export function ChannelDrawer({
           </Form.Item>
         </Form>
       </Spin>
-    </Drawer>
+    </FormDrawer>
   );
 }

@@ -1,26 +1,14 @@
 import { useQuery } from '@tanstack/react-query';
-import {
-  Alert,
-  Button,
-  Card,
-  DatePicker,
-  Image,
-  Input,
-  Modal,
-  Progress,
-  Space,
-  Table,
-  Tag,
-  Typography,
-} from 'antd';
+import { Alert, Card, DatePicker, Image, Modal, Progress, Table, Tag, Typography } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api/client.ts';
 import { BROKEN_IMAGE } from '../../shared/brokenImage.ts';
-import { ChannelTag, DurationTag } from '../../shared/ChannelTag.tsx';
+import { DurationTag } from '../../shared/ChannelTag.tsx';
 import { useSession } from '../../shared/session.ts';
 import { useStatus } from '../../shared/status.ts';
+import { channelColumns, serverPages, TaskLogFilterBar, useTaskLogFilters } from '../../shared/TaskLog.tsx';
 import { TimeText } from '../../shared/TimeText.tsx';
 
 interface DrawingTask {
@@ -66,8 +54,6 @@ const STATUS_COLOR: Record<string, string> = {
   MODAL: 'purple',
 };
 const CODE_COLOR: Record<number, string> = { 1: 'green', 21: 'lime', 22: 'orange', 0: 'default' };
-/** Server pages are fixed at 10 rows. */
-const SERVER_PAGE = 10;
 
 /** The last 30 days up to an hour ahead, in milliseconds. */
 const defaultRange = (): [Dayjs, Dayjs] => [
@@ -80,9 +66,12 @@ export default function MidjourneyPage() {
   const { t } = useTranslation();
   const { isAdmin } = useSession();
   const { status } = useStatus();
-  const [form, setForm] = useState({ channel: '', mjId: '', range: defaultRange() });
-  const [filters, setFilters] = useState(form);
-  const [page, setPage] = useState(1);
+  const log = useTaskLogFilters(() => ({
+    channel: '',
+    taskId: '',
+    range: defaultRange(),
+  }));
+  const { form, setForm, filters, page, setPage } = log;
   const [text, setText] = useState<{ title: string; body: string } | null>(null);
 
   const list = useQuery({
@@ -91,7 +80,7 @@ export default function MidjourneyPage() {
       api.get<DrawingTask[]>(isAdmin ? '/api/mj/' : '/api/mj/self/', {
         p: page - 1,
         channel_id: isAdmin ? filters.channel : undefined,
-        mj_id: filters.mjId.trim(),
+        mj_id: filters.taskId.trim(),
         start_timestamp: filters.range[0].valueOf(),
         end_timestamp: filters.range[1].valueOf(),
       }),
@@ -115,21 +104,7 @@ export default function MidjourneyPage() {
       {isAdmin && !notifyOn && (
         <Alert type="info" showIcon title={t('mj.notifyOff')} style={{ marginBottom: 16 }} />
       )}
-      <Space wrap style={{ marginBottom: 16 }}>
-        {isAdmin && (
-          <Input
-            placeholder={t('mj.channelId')}
-            value={form.channel}
-            onChange={(e) => setForm({ ...form, channel: e.target.value.replace(/\D/g, '') })}
-            style={{ width: 120 }}
-          />
-        )}
-        <Input
-          placeholder={t('mj.taskId')}
-          value={form.mjId}
-          onChange={(e) => setForm({ ...form, mjId: e.target.value })}
-          style={{ width: 200 }}
-        />
+      <TaskLogFilterBar isAdmin={isAdmin} log={log} ns="mj">
         <DatePicker
           showTime
           value={form.range[0]}
@@ -144,33 +119,14 @@ export default function MidjourneyPage() {
           onChange={(d) => d && setForm({ ...form, range: [form.range[0], d] })}
           aria-label={t('common.endTime')}
         />
-        <Button
-          type="primary"
-          onClick={() => {
-            setFilters(form);
-            setPage(1);
-          }}
-        >
-          {t('common.search')}
-        </Button>
-      </Space>
+      </TaskLogFilterBar>
       <Table<DrawingTask>
         rowKey="id"
         size="middle"
         scroll={{ x: 'max-content' }}
         loading={list.isLoading}
         dataSource={list.data ?? []}
-        // The server answers 10 rows per page without a total: a full page offers one more.
-        pagination={{
-          current: page,
-          pageSize: SERVER_PAGE,
-          total:
-            (page - 1) * SERVER_PAGE +
-            (list.data?.length ?? 0) +
-            ((list.data?.length ?? 0) >= SERVER_PAGE ? 1 : 0),
-          showSizeChanger: false,
-          onChange: setPage,
-        }}
+        pagination={serverPages(page, list.data?.length ?? 0, setPage)}
         columns={[
           {
             title: t('mj.submitTime'),
@@ -186,15 +142,7 @@ export default function MidjourneyPage() {
               />
             ),
           },
-          ...(isAdmin
-            ? [
-                {
-                  title: t('mj.channel'),
-                  dataIndex: 'channel_id',
-                  render: (v: number) => <ChannelTag id={v} />,
-                },
-              ]
-            : []),
+          ...channelColumns(isAdmin, t('mj.channel')),
           {
             title: t('mj.type'),
             dataIndex: 'action',

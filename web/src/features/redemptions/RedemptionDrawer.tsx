@@ -1,10 +1,10 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Button, Drawer, Form, Input, InputNumber, Space } from 'antd';
+import { Form, Input, InputNumber } from 'antd';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
+import { FormDrawer } from '../../shared/FormDrawer.tsx';
 import { feedback, showCheckInput } from '../../shared/feedback.tsx';
 import { QuotaInput } from '../../shared/QuotaInput.tsx';
-import { useIsMobile } from '../../shared/useIsMobile.ts';
 import { createRedemptions, type Redemption, updateRedemption } from './api.ts';
 import { downloadCodes } from './download.ts';
 
@@ -28,7 +28,6 @@ export function RedemptionDrawer({
   onClose: () => void;
 }) {
   const { t } = useTranslation();
-  const isMobile = useIsMobile();
   const queryClient = useQueryClient();
   const [form] = Form.useForm<FormValues>();
 
@@ -63,26 +62,15 @@ export function RedemptionDrawer({
   });
 
   return (
-    <Drawer
+    <FormDrawer
       open={open}
       onClose={onClose}
-      placement={editing ? 'right' : 'left'}
-      width={isMobile ? '100%' : 480}
+      editing={!!editing}
       title={t(editing ? 'redemption.editTitle' : 'redemption.createTitle')}
-      destroyOnHidden
-      footer={
-        <Space style={{ justifyContent: 'flex-end', width: '100%' }}>
-          <Button onClick={onClose}>{t('common.cancel')}</Button>
-          <Button
-            type="primary"
-            loading={save.isPending}
-            onClick={() => form.submit()}
-            data-testid="redemption-submit"
-          >
-            {t('common.submit')}
-          </Button>
-        </Space>
-      }
+      width={480}
+      form={form}
+      submitting={save.isPending}
+      submitTestId="redemption-submit"
     >
       <Form<FormValues>
         form={form}
@@ -125,6 +113,6 @@ export function RedemptionDrawer({
           </Form.Item>
         )}
       </Form>
-    </Drawer>
+    </FormDrawer>
   );
 }

@@ -1,12 +1,12 @@
 import { CopyOutlined, PlusOutlined } from '@ant-design/icons';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Button, Card, Input, Popconfirm, Popover, Space, Tag, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { copyText } from '../../shared/copyText.ts';
-import { feedback } from '../../shared/feedback.tsx';
-import { PagedTable, usePageSize } from '../../shared/PagedTable.tsx';
+import { useKeyList, useRowChange, useStatusToggle } from '../../shared/keyList.ts';
+import { PagedTable } from '../../shared/PagedTable.tsx';
 import { QuotaText } from '../../shared/QuotaText.tsx';
 import { TimeText } from '../../shared/TimeText.tsx';
 import { useIsMobile } from '../../shared/useIsMobile.ts';
@@ -17,12 +17,12 @@ const STATUS_COLOR: Record<number, string> = { 1: 'green', 2: 'red', 3: 'default
 
 export default function RedemptionsPage() {
   const { t } = useTranslation();
-  const queryClient = useQueryClient();
   const isMobile = useIsMobile();
-  const [pageSize, setPageSize] = usePageSize();
-  const [page, setPage] = useState(1);
+  const { page, setPage, pageSize, copySelected, tableProps } = useKeyList<Redemption>({
+    keyOf: (r) => r.key,
+    selectFirst: t('redemption.selectFirst'),
+  });
   const [keyword, setKeyword] = useState('');
-  const [selected, setSelected] = useState<Redemption[]>([]);
   const [drawer, setDrawer] = useState<{ open: boolean; editing?: Redemption }>({ open: false });
 
   const list = useQuery({
@@ -30,30 +30,13 @@ export default function RedemptionsPage() {
     queryFn: () => listRedemptions(page, pageSize, keyword),
     placeholderData: keepPreviousData,
   });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['redemptions'] });
 
-  const toggle = useMutation({
-    mutationFn: (r: Redemption) => setRedemptionStatus(r.id, r.status === 1 ? 2 : 1),
-    onSuccess: () => {
-      feedback.message?.success(t('common.operationDone'));
-      refresh();
-    },
-  });
-  const remove = useMutation({
-    mutationFn: (r: Redemption) => deleteRedemption(r.id),
-    onSuccess: () => {
-      feedback.message?.success(t('common.operationDone'));
-      refresh();
-    },
-  });
-
-  const copySelected = () => {
-    if (selected.length === 0) {
-      feedback.message?.error(t('redemption.selectFirst'));
-      return;
-    }
-    copyText(selected.map((r) => `${r.name}    ${r.key}`).join('\n'));
-  };
+  const toggle = useStatusToggle<Redemption>('redemptions', setRedemptionStatus);
+  const remove = useRowChange(
+    'redemptions',
+    (r: Redemption) => deleteRedemption(r.id),
+    t('common.operationDone'),
+  );
 
   const columns: ColumnsType<Redemption> = [
     { title: t('common.id'), dataIndex: 'id', width: 70 },
@@ -150,18 +133,8 @@ export default function RedemptionsPage() {
         columns={columns}
         dataSource={list.data?.items ?? []}
         loading={list.isFetching}
-        page={page}
-        pageSize={pageSize}
         total={list.data?.total ?? 0}
-        rowSelection={{
-          selectedRowKeys: selected.map((r) => r.id),
-          onChange: (_, rows) => setSelected(rows),
-        }}
-        onRow={(r) => ({ style: r.status === 1 ? undefined : { opacity: 0.6 } })}
-        onPageChange={(p, size) => {
-          setPage(p);
-          setPageSize(size);
-        }}
+        {...tableProps}
       />
       <RedemptionDrawer
         open={drawer.open}

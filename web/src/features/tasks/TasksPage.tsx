@@ -1,11 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
-import { Button, Card, DatePicker, Input, Modal, Progress, Space, Table, Tag, Typography } from 'antd';
+import { Card, DatePicker, Modal, Progress, Table, Tag, Typography } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api/client.ts';
-import { ChannelTag, DurationTag } from '../../shared/ChannelTag.tsx';
+import { DurationTag } from '../../shared/ChannelTag.tsx';
 import { useSession } from '../../shared/session.ts';
+import { channelColumns, serverPages, TaskLogFilterBar, useTaskLogFilters } from '../../shared/TaskLog.tsx';
 import { TimeText } from '../../shared/TimeText.tsx';
 import { TaskResult } from './TaskResult.tsx';
 
@@ -25,7 +26,6 @@ interface Task {
   [key: string]: unknown;
 }
 
-const SERVER_PAGE = 10;
 const STATUS_COLOR: Record<string, string> = {
   SUCCESS: 'green',
   FAILURE: 'red',
@@ -50,14 +50,13 @@ function detailData(task: Task): unknown {
 export default function TasksPage() {
   const { t } = useTranslation();
   const { isAdmin } = useSession();
-  const [form, setForm] = useState<{ channel: string; taskId: string; start: Dayjs; end: Dayjs | null }>({
-    channel: '',
-    taskId: '',
-    start: dayjs().startOf('day'),
-    end: null,
-  });
-  const [filters, setFilters] = useState(form);
-  const [page, setPage] = useState(1);
+  const log = useTaskLogFilters<{
+    channel: string;
+    taskId: string;
+    start: Dayjs;
+    end: Dayjs | null;
+  }>(() => ({ channel: '', taskId: '', start: dayjs().startOf('day'), end: null }));
+  const { form, setForm, filters, page, setPage } = log;
   const [detail, setDetail] = useState<Task | null>(null);
 
   const list = useQuery({
@@ -75,21 +74,7 @@ export default function TasksPage() {
 
   return (
     <Card title={t('task.title')}>
-      <Space wrap style={{ marginBottom: 16 }}>
-        {isAdmin && (
-          <Input
-            placeholder={t('task.channelId')}
-            value={form.channel}
-            onChange={(e) => setForm({ ...form, channel: e.target.value.replace(/\D/g, '') })}
-            style={{ width: 120 }}
-          />
-        )}
-        <Input
-          placeholder={t('task.taskId')}
-          value={form.taskId}
-          onChange={(e) => setForm({ ...form, taskId: e.target.value })}
-          style={{ width: 200 }}
-        />
+      <TaskLogFilterBar isAdmin={isAdmin} log={log} ns="task">
         <DatePicker
           showTime
           value={form.start}
@@ -104,30 +89,14 @@ export default function TasksPage() {
           aria-label={t('common.endTime')}
           placeholder={t('common.endTime')}
         />
-        <Button
-          type="primary"
-          onClick={() => {
-            setFilters(form);
-            setPage(1);
-          }}
-        >
-          {t('common.search')}
-        </Button>
-      </Space>
+      </TaskLogFilterBar>
       <Table<Task>
         rowKey="id"
         size="middle"
         scroll={{ x: 'max-content' }}
         loading={list.isLoading}
         dataSource={rows}
-        // The server answers 10 rows per page without a total: a full page offers one more.
-        pagination={{
-          current: page,
-          pageSize: SERVER_PAGE,
-          total: (page - 1) * SERVER_PAGE + rows.length + (rows.length >= SERVER_PAGE ? 1 : 0),
-          showSizeChanger: false,
-          onChange: setPage,
-        }}
+        pagination={serverPages(page, rows.length, setPage)}
         columns={[
           {
             title: t('task.submitTime'),
@@ -158,15 +127,7 @@ export default function TasksPage() {
               <DurationTag seconds={r.finish_time && r.submit_time ? r.finish_time - r.submit_time : null} />
             ),
           },
-          ...(isAdmin
-            ? [
-                {
-                  title: t('task.channel'),
-                  dataIndex: 'channel_id',
-                  render: (v: number) => <ChannelTag id={v} />,
-                },
-              ]
-            : []),
+          ...channelColumns(isAdmin, t('task.channel')),
           {
             title: t('task.platform'),
             dataIndex: 'platform',

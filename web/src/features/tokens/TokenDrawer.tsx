@@ -4,7 +4,6 @@ import {
   Button,
   Checkbox,
   DatePicker,
-  Drawer,
   Form,
   Input,
   InputNumber,
@@ -17,10 +16,10 @@ import {
 import dayjs, { type Dayjs } from 'dayjs';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
+import { FormDrawer } from '../../shared/FormDrawer.tsx';
 import { feedback, showCheckInput } from '../../shared/feedback.tsx';
 import { groupDesc } from '../../shared/groupDesc.ts';
 import { QuotaInput } from '../../shared/QuotaInput.tsx';
-import { useIsMobile } from '../../shared/useIsMobile.ts';
 import {
   BudgetFields,
   type BudgetValues,
@@ -97,7 +96,6 @@ export function TokenDrawer({
   onClose: () => void;
 }) {
   const { t } = useTranslation();
-  const isMobile = useIsMobile();
   const queryClient = useQueryClient();
   const [form] = Form.useForm<FormValues>();
   const unlimited = Form.useWatch('unlimited_quota', form);
@@ -165,26 +163,15 @@ export function TokenDrawer({
     form.setFieldsValue({ expiry: hours === null ? null : dayjs().add(hours, 'hour').startOf('second') });
 
   return (
-    <Drawer
+    <FormDrawer
       open={open}
       onClose={onClose}
-      placement={editing ? 'right' : 'left'}
-      width={isMobile ? '100%' : 520}
+      editing={!!editing}
       title={t(editing ? 'token.editTitle' : 'token.createTitle')}
-      destroyOnHidden
-      footer={
-        <Space style={{ justifyContent: 'flex-end', width: '100%' }}>
-          <Button onClick={onClose}>{t('common.cancel')}</Button>
-          <Button
-            type="primary"
-            loading={save.isPending}
-            onClick={() => form.submit()}
-            data-testid="token-submit"
-          >
-            {t('common.submit')}
-          </Button>
-        </Space>
-      }
+      width={520}
+      form={form}
+      submitting={save.isPending}
+      submitTestId="token-submit"
     >
       <Form<FormValues>
         form={form}
@@ -358,6 +345,6 @@ export function TokenDrawer({
           <Checkbox>{t('token.responseCache')}</Checkbox>
         </Form.Item>
       </Form>
-    </Drawer>
+    </FormDrawer>
   );
 }

@@ -1,13 +1,12 @@
 import { PlusOutlined } from '@ant-design/icons';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Alert, Button, Card, Form, Input, Space, Tag } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { copyText } from '../../shared/copyText.ts';
 import { EllipsisText } from '../../shared/EllipsisText.tsx';
-import { feedback } from '../../shared/feedback.tsx';
-import { PagedTable, usePageSize } from '../../shared/PagedTable.tsx';
+import { useKeyList, useRowChange, useStatusToggle } from '../../shared/keyList.ts';
+import { PagedTable } from '../../shared/PagedTable.tsx';
 import { QuotaText } from '../../shared/QuotaText.tsx';
 import { TimeText } from '../../shared/TimeText.tsx';
 import { useIsMobile } from '../../shared/useIsMobile.ts';
@@ -37,12 +36,12 @@ function StatusTag({ token }: { token: Token }) {
 
 export default function TokensPage() {
   const { t } = useTranslation();
-  const queryClient = useQueryClient();
   const isMobile = useIsMobile();
-  const [pageSize, setPageSize] = usePageSize();
-  const [page, setPage] = useState(1);
+  const { page, setPage, pageSize, setSelected, copySelected, tableProps } = useKeyList<Token>({
+    keyOf: fullKey,
+    selectFirst: t('token.selectFirst'),
+  });
   const [search, setSearch] = useState<{ keyword: string; token: string }>({ keyword: '', token: '' });
-  const [selected, setSelected] = useState<Token[]>([]);
   const [drawer, setDrawer] = useState<{ open: boolean; editing?: Token }>({ open: false });
   const searching = !!(search.keyword || search.token);
 
@@ -56,31 +55,14 @@ export default function TokensPage() {
     },
     placeholderData: keepPreviousData,
   });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['tokens'] });
 
-  const toggle = useMutation({
-    mutationFn: (tk: Token) => setTokenStatus(tk.id, tk.status === 1 ? 2 : 1),
-    onSuccess: () => {
-      feedback.message?.success(t('common.operationDone'));
-      refresh();
-    },
-  });
-  const remove = useMutation({
-    mutationFn: (tk: Token) => deleteToken(tk.id),
-    onSuccess: () => {
-      feedback.message?.success(t('token.deleted'));
-      setSelected([]);
-      refresh();
-    },
-  });
-
-  const copySelected = () => {
-    if (selected.length === 0) {
-      feedback.message?.error(t('token.selectFirst'));
-      return;
-    }
-    copyText(selected.map((tk) => `${tk.name}    ${fullKey(tk)}`).join('\n'));
-  };
+  const toggle = useStatusToggle<Token>('tokens', setTokenStatus);
+  const remove = useRowChange(
+    'tokens',
+    (tk: Token) => deleteToken(tk.id),
+    t('token.deleted'),
+    () => setSelected([]),
+  );
 
   const columns: ColumnsType<Token> = [
     {
@@ -161,18 +143,8 @@ export default function TokensPage() {
         columns={columns}
         dataSource={list.data?.items ?? []}
         loading={list.isFetching}
-        page={page}
-        pageSize={pageSize}
         total={list.data?.total ?? 0}
-        rowSelection={{
-          selectedRowKeys: selected.map((tk) => tk.id),
-          onChange: (_, rows) => setSelected(rows),
-        }}
-        onRow={(tk) => ({ style: tk.status === 1 ? undefined : { opacity: 0.6 } })}
-        onPageChange={(p, size) => {
-          setPage(p);
-          setPageSize(size);
-        }}
+        {...tableProps}
       />
       <TokenDrawer open={drawer.open} editing={drawer.editing} onClose={() => setDrawer({ open: false })} />
     </Card>
