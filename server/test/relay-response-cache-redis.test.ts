@@ -10,6 +10,7 @@ import { startInstances } from './support/instances.ts';
 import { type FormatsMock, startFormatsMock } from './support/mock-formats.ts';
 import { flushLedger, seedChannel, seedToken, seedUser } from './support/relay-seed.ts';
 import type { TestServer } from './support/server.ts';
+import { usageRows } from './support/usage-rows.ts';
 
 /**
  * Two gateways sharing one database and Redis: an answer one of them kept is a hit on the other (no upstream
@@ -70,14 +71,8 @@ describe.skipIf(!redisUp)('response cache shared through Redis by two instances'
       });
 
   it('bills the hit on the other instance at the ratio', async () => {
-    for (const node of nodes) await flushLedger(node.ctx);
-    const rows = await nodes[0].ctx.logDb.db
-      .selectFrom('logs')
-      .selectAll()
-      .where('user_id', '=', userId)
-      .where('type', '=', 2)
-      .orderBy('id')
-      .execute();
+    for (const node of nodes.slice(1)) await flushLedger(node.ctx);
+    const rows = await usageRows(nodes[0].ctx, userId);
     const hits = rows.filter((r) => JSON.parse(r.other ?? '{}').response_cache_hit);
     const paid = rows.filter((r) => !JSON.parse(r.other ?? '{}').response_cache_hit);
     expect(paid).toHaveLength(8);
