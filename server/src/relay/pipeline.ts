@@ -8,7 +8,9 @@ import {
   traceStart,
   traceUsage,
 } from '../infra/tracing/relay-trace.ts';
+import type { Hold, HoldRefusal } from '../ledger/balance.ts';
 import type { Caller } from './admit/auth.ts';
+import type { MinuteTicket } from './admit/limits/minute-limits.ts';
 import type { Produced, RelayInput } from './admit/relay-input.ts';
 import { streamInFormats } from './answer/format-answer.ts';
 import { answerOperation } from './answer/operations/index.ts';
@@ -118,32 +120,24 @@ async function relay(call: RelayCall): Promise<void> {
   const preConsumed = ctx.options.int('PreConsumedQuota');
   const holdAmount = holdFor(mode, info, price, qpu, preConsumed);
   const expected = expectedTokens(mode, info, preConsumed);
-  const perMinute = await state.minuteLimits
-    .acquire(caller, model, expected.prompt + expected.answer, reply)
-    .catch((err) => {
-      cache?.drop();
-      throw err;
-    });
-  // Refused from here on (a used-up budget, a balance too low): the window gets its estimate back.
-  const refused = () => {
+  let perMinute: MinuteTicket | null = null;
+  let hold: Hold;
+  try {
+    perMinute = await state.minuteLimits.acquire(caller, model, expected.prompt + expected.answer, reply);
+    const verdict = await state.ledger.hold(
+      caller.user.balance,
+      caller.token?.balance,
+      holdAmount,
+      caller.token?.unlimited ?? true,
+    );
+    if (typeof verdict === 'string') throw insufficientQuota(verdict);
+    hold = verdict;
+  } catch (err) {
+    // Refused before any call (a per-minute limit, a used-up budget, a balance too low): nothing is held, and the
+    // per-minute window gets its estimate back.
     cache?.drop();
     perMinute?.settle(0);
-  };
-  const hold = await state.ledger
-    .hold(caller.user.balance, caller.token?.balance, holdAmount, caller.token?.unlimited ?? true)
-    .catch((err) => {
-      refused();
-      throw err;
-    });
-  if (typeof hold === 'string') {
-    refused();
-    const who = hold === 'user' ? 'your account balance' : "this API key's remaining quota";
-    throw new RelayError(
-      403,
-      `insufficient quota: ${who} is too low for this request`,
-      'insufficient_quota',
-      'insufficient_quota',
-    );
+    throw err;
   }
   const held: HeldCall = Object.assign(call, { price, hold });
 
@@ -201,6 +195,16 @@ async function relay(call: RelayCall): Promise<void> {
     perMinute?.settle(0);
     throw err;
   }
+}
+
+function insufficientQuota(who: HoldRefusal): RelayError {
+  const whose = who === 'user' ? 'your account balance' : "this API key's remaining quota";
+  return new RelayError(
+    403,
+    `insufficient quota: ${whose} is too low for this request`,
+    'insufficient_quota',
+    'insufficient_quota',
+  );
 }
 
 async function attemptOn(relayCall: RelayCall, ch: ChannelEntry): Promise<Produced> {
