@@ -12,6 +12,7 @@ import { runRetention } from '../../server/src/modules/retention/job.ts';
 import { relayState } from '../../server/src/relay/relay-state.ts';
 import { channelRow, tokenRow, userRow } from '../../server/test/support/account-rows.ts';
 import { seedLogRows } from '../logs/seed.ts';
+import { traceSlowStatements } from './slow-sql.ts';
 import { CHANNELS, MODEL_RATIOS, TOKENS_PER_USER, tokenKey, USERS } from './traffic.ts';
 
 /**
@@ -48,6 +49,9 @@ const config = loadConfig({
   GLOBAL_WEB_RATE_LIMIT_ENABLE: 'false',
 });
 const ctx = await createContext(config);
+let phase = 'relay';
+if (process.env.MIX_SLOW_SQL && ctx.db.sqlite)
+  traceSlowStatements(ctx.db.sqlite, Number(process.env.MIX_SLOW_SQL), () => phase);
 const db = ctx.db.db;
 const now = Math.floor(Date.now() / 1000);
 const seededTop = await db
@@ -130,9 +134,12 @@ process.on('message', async (msg: { cmd: string; id?: number }) => {
     // buckets of the whole seeded log) and a retention pass deleting the rows older than 89 days (about 3,300).
     const started = performance.now();
     await ctx.options.set('LogRetentionDays', '89');
+    phase = 'export';
     await exportQuotaData(ctx);
     const exportMs = performance.now() - started;
+    phase = 'retention';
     const purge = await runRetention(ctx);
+    phase = 'relay';
     reply({ exportMs, retentionMs: performance.now() - started - exportMs, purged: purge.logs });
   }
   if (msg.cmd === 'reconcile') {

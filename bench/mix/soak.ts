@@ -15,7 +15,7 @@ import { makeMix } from './traffic.ts';
  */
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
 const WINDOW = Number(process.env.SOAK_WINDOW_SECONDS ?? 60);
-const BACKGROUND_EVERY_S = 300;
+const BACKGROUND_EVERY_S = Number(process.env.SOAK_BACKGROUND_SECONDS ?? 300);
 
 const start = await buildChildren(['mock-upstream', 'mix/gateway']);
 const mock = await start('mock-upstream');

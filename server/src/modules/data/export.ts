@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.ts';
 import type { Database, LogHourlyTable, QuotaDataTable } from '../../db/schema.ts';
 import { type BucketTable, bucketWriter } from './bucket-writer.ts';
 import { type HourlyMark, readHourlyMark, writeHourlyMark } from './mark.ts';
-import { mergeInto, readInSlices, slicePaceFor, tick } from './slices.ts';
+import { mergeInto, type RowBound, readInSlices, slicePaceFor, tick } from './slices.ts';
 
 const HOUR = 3600;
 const PER_USER_SUMS = ['count', 'quota', 'token_used'] as const;
@@ -89,6 +89,18 @@ async function runExport(ctx: AppContext, now: number): Promise<{ since: number;
   );
   const end = Math.max(now, Number(newest?.t ?? 0));
   const pace = slicePaceFor(ctx.logDb.dialect);
+  // Where the next `rows` rows of the log end, from the (created_at, id) index: a walk of that many entries.
+  const bound: RowBound = async (from, rows) => {
+    const row = await logDb
+      .selectFrom('logs')
+      .select('created_at')
+      .where('created_at', '>=', from)
+      .orderBy('created_at')
+      .limit(1)
+      .offset(rows)
+      .executeTakeFirst();
+    return row ? Number(row.created_at) : undefined;
+  };
   await readInSlices(quotaSince, end, async (from, to) => {
     const rows = await consumed(from, to)
       .select((eb) => [
@@ -117,7 +129,7 @@ async function runExport(ctx: AppContext, now: number): Promise<{ since: number;
       mergeInto(users, `${row.user_id}\u0000${row.model_name}\u0000${row.created_at}`, row, PER_USER_SUMS);
     }
     if (to !== undefined) await quotaData.complete(users, to);
-  }, pace);
+  }, pace, bound);
   const buckets = await quotaData.finish(users);
   await readInSlices(since, end, async (from, to) => {
     const rows = await consumed(from, to)
@@ -147,7 +159,7 @@ async function runExport(ctx: AppContext, now: number): Promise<{ since: number;
       mergeInto(models, `${row.model_name}\u0000${row.channel_id}\u0000${row.created_at}`, row, PER_MODEL_SUMS);
     }
     if (to !== undefined) await hourly.complete(models, to);
-  }, pace);
+  }, pace, bound);
   return { since, buckets, hourly: await hourly.finish(models) };
 }
 

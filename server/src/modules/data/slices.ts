@@ -13,16 +13,33 @@ export interface SlicePace {
   minStep: number;
   maxStep: number;
   budgetMs: number;
+  /**
+   * Most log rows in one slice, where the log can say where that many rows end (`RowBound`). A slice's time
+   * alone does not bound it: slices grow over a quiet stretch of the log, and the next one may hold a busy hour.
+   */
+  maxRows: number;
 }
+
+/**
+ * The `created_at` of the row `rows` places after the first row at or after `from` in time order, or undefined
+ * when fewer rows than that remain: where a slice from `from` holding at most `rows` rows must end.
+ */
+export type RowBound = (from: number, rows: number) => Promise<number | undefined>;
 
 /**
  * SQLite: the first slice is a second of the log and grows while slices are quick. A busy instance writes a
  * thousand rows a second, so a first slice of an hour (or a floor of a minute) was one query over the whole
  * five minutes since the last export: a stall of over a second.
  */
-export const DEFAULT_SLICES: SlicePace = { firstStep: 1, minStep: 1, maxStep: Infinity, budgetMs: 8 };
+export const DEFAULT_SLICES: SlicePace = { firstStep: 1, minStep: 1, maxStep: Infinity, budgetMs: 8, maxRows: 3000 };
 const DAY = 86_400;
-export const DAY_SLICES: SlicePace = { firstStep: DAY, minStep: DAY, maxStep: DAY, budgetMs: Infinity };
+export const DAY_SLICES: SlicePace = {
+  firstStep: DAY,
+  minStep: DAY,
+  maxStep: DAY,
+  budgetMs: Infinity,
+  maxRows: Infinity,
+};
 
 /** The pace for a database: time-budgeted where the query runs on this thread (SQLite), a day elsewhere. */
 export const slicePaceFor = (dialect: string): SlicePace => (dialect === 'sqlite' ? DEFAULT_SLICES : DAY_SLICES);
@@ -32,18 +49,29 @@ export const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 /**
  * Calls `read(from, to)` for [since, since + step), [since + step, ...) until the slice that passes `end`, which
  * is read open-ended (`to` undefined) so rows written later with a later time are not missed. The step halves
- * when a slice took over the budget and doubles when it took under a quarter of it.
+ * when a slice took over the budget and doubles when it took under a quarter of it. With a `bound`, a slice
+ * also ends before its `maxRows`-th row (but spans at least a second, the log's resolution), and the slice
+ * from which fewer rows than that remain is the last.
  */
 export async function readInSlices(
   since: number,
   end: number,
   read: (from: number, to: number | undefined) => Promise<void>,
   pace: SlicePace = DEFAULT_SLICES,
+  bound?: RowBound,
 ): Promise<void> {
   let step = pace.firstStep;
   for (let from = since; ; ) {
-    const to = from + step;
-    const last = to > end;
+    let to = from + step;
+    let last = to > end;
+    if (bound && Number.isFinite(pace.maxRows)) {
+      const rowsEnd = await bound(from, pace.maxRows);
+      if (rowsEnd === undefined) last = true;
+      else if (rowsEnd < to) {
+        to = Math.max(from + 1, rowsEnd);
+        last = false;
+      }
+    }
     const started = performance.now();
     await read(from, last ? undefined : to);
     if (last) return;
