@@ -29,10 +29,12 @@ export async function buildChildren(
     const gateway = name === 'mix/gateway';
     const child = fork(built.get(name) as string, [], {
       // MIX_PROFILE=<dir>: a CPU profile of the gateway over the whole run, written when it stops.
+      // MIX_NODE_FLAGS: more flags for the gateway's node (a diagnostic such as --trace-gc).
       execArgv: gateway
         ? [
             ...SERVER_NODE_FLAGS,
             ...(process.env.MIX_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.MIX_PROFILE}`] : []),
+            ...(process.env.MIX_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? []),
           ]
         : [],
       env: { ...(gateway ? SERVER_ENV : {}), ...process.env, ...env },

@@ -31,7 +31,7 @@ export type RowBound = (from: number, rows: number) => Promise<number | undefine
  * thousand rows a second, so a first slice of an hour (or a floor of a minute) was one query over the whole
  * five minutes since the last export: a stall of over a second.
  */
-export const DEFAULT_SLICES: SlicePace = { firstStep: 1, minStep: 1, maxStep: Infinity, budgetMs: 8, maxRows: 3000 };
+export const DEFAULT_SLICES: SlicePace = { firstStep: 1, minStep: 1, maxStep: Infinity, budgetMs: 8, maxRows: 1000 };
 const DAY = 86_400;
 export const DAY_SLICES: SlicePace = {
   firstStep: DAY,
