@@ -22,7 +22,7 @@ export interface SlicePace {
 
 /**
  * The `created_at` of the row `rows` places after the first row at or after `from` in time order, or undefined
- * when fewer rows than that remain: where a slice from `from` holding at most `rows` rows must end.
+ * when no more than that remain: where a slice from `from` holding at most `rows` rows must end.
  */
 export type RowBound = (from: number, rows: number) => Promise<number | undefined>;
 
@@ -51,7 +51,7 @@ export const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
  * is read open-ended (`to` undefined) so rows written later with a later time are not missed. The step halves
  * when a slice took over the budget and doubles when it took under a quarter of it. With a `bound`, a slice
  * also ends before its `maxRows`-th row (but spans at least a second, the log's resolution), and the slice
- * from which fewer rows than that remain is the last.
+ * from which no more rows than that remain is the last.
  */
 export async function readInSlices(
   since: number,
