@@ -50,7 +50,7 @@ export const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
  * Calls `read(from, to)` for [since, since + step), [since + step, ...) until the slice that passes `end`, which
  * is read open-ended (`to` undefined) so rows written later with a later time are not missed. The step halves
  * when a slice took over the budget and doubles when it took under a quarter of it. With a `bound`, a slice
- * also ends before its `maxRows`-th row (but spans at least a second, the log's resolution), and the slice
+ * also holds at most `maxRows` rows (but spans at least a second, the log's resolution), and the slice
  * from which no more rows than that remain is the last.
  */
 export async function readInSlices(
