@@ -7,3 +7,4 @@ export * from './layout.ts';
 export * from './logs.ts';
 export * from './poll.ts';
 export * from './shoot.ts';
+export * from './toast.ts';

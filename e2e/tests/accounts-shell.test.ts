@@ -1,4 +1,3 @@
-import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import {
   createUserViaApi,
@@ -9,6 +8,8 @@ import {
   poll,
   ROOT,
   shootAll,
+  toast,
+  toastAfter,
 } from '../support/index.ts';
 
 /**
@@ -22,7 +23,6 @@ const { gw, browser } = await openConsole();
 const setOption = (key: string, value: string) => gw.ctx.options.set(key, value);
 const userRow = (id: number) =>
   gw.ctx.db.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
 
 async function userId(username: string): Promise<number> {
   const row = await gw.ctx.db.db
@@ -136,8 +136,9 @@ describe('account actions', () => {
 
     const act = async (button: string) => {
       await row.getByRole('button', { name: button, exact: true }).click();
-      await page.locator('.ant-popover').last().getByRole('button', { name: '确定' }).click();
-      await poll(() => toast(page, '操作成功完成！').count()).toBeGreaterThan(0);
+      await toastAfter(page, '操作成功完成！', () =>
+        page.locator('.ant-popover').last().getByRole('button', { name: '确定' }).click(),
+      );
       await page
         .locator('.ant-message-notice')
         .first()
@@ -217,8 +218,7 @@ describe('account actions', () => {
     await page.getByRole('button', { name: '划转到余额' }).click();
     const modal = page.locator('.ant-modal').filter({ hasText: '划转额度' });
     await modal.locator('input').fill('100');
-    await modal.getByRole('button', { name: '确定' }).click();
-    await poll(() => toast(page, '最低划转额度：$1.00').count()).toBeGreaterThan(0);
+    await toastAfter(page, '最低划转额度：$1.00', () => modal.getByRole('button', { name: '确定' }).click());
     await modal.locator('input').fill('500000');
     await modal.getByRole('button', { name: '确定' }).click();
     await poll(() => toast(page, '划转成功').count()).toBe(1);

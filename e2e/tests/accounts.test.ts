@@ -1,6 +1,16 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
-import { loginViaUi, openConsole, poll, ROOT, settle, setupViaUi, shootAll } from '../support/index.ts';
+import {
+  loginViaUi,
+  openConsole,
+  poll,
+  ROOT,
+  settle,
+  setupViaUi,
+  shootAll,
+  toast,
+  toastAfter,
+} from '../support/index.ts';
 
 /**
  * The account journey through the real console: first-run setup, root login, creating a user, that user's
@@ -9,7 +19,6 @@ import { loginViaUi, openConsole, poll, ROOT, settle, setupViaUi, shootAll } fro
 const ALICE = { username: 'alice', password: 'alice-pass-1', newPassword: 'alice-pass-2' };
 
 const formErrors = (p: Page) => p.locator('.ant-form-item-explain-error').allInnerTexts();
-const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
 
 async function logout(p: Page) {
   await p.getByTestId('user-menu').click();
@@ -61,8 +70,7 @@ describe('accounts', () => {
 
     await page.locator('#login_username').fill(ROOT.username);
     await page.locator('#login_password').fill('wrong-password');
-    await page.locator('form#login button[type=submit]').click();
-    await poll(() => toast(page, '错误：').count()).toBeGreaterThan(0);
+    await toastAfter(page, '错误：', () => page.locator('form#login button[type=submit]').click());
     expect(new URL(page.url()).pathname).toBe('/login');
   });
 
@@ -175,8 +183,7 @@ describe('accounts', () => {
     await logout(page);
     await page.locator('#login_username').fill(ALICE.username);
     await page.locator('#login_password').fill(ALICE.password);
-    await page.locator('form#login button[type=submit]').click();
-    await poll(() => toast(page, '错误：').count()).toBeGreaterThan(0);
+    await toastAfter(page, '错误：', () => page.locator('form#login button[type=submit]').click());
     await loginViaUi(page, gw.url, { username: ALICE.username, password: ALICE.newPassword });
   });
 

@@ -5,6 +5,7 @@ import {
   openConsole,
   poll,
   ROOT,
+  SWEEP_COMBINATIONS,
   settle,
   shootAll,
 } from '../support/index.ts';
@@ -78,7 +79,7 @@ describe('audit log page', () => {
       await p.locator('.ant-table-tbody tr.ant-table-row .ant-table-row-expand-icon').last().click();
       await p.getByTestId('audit-changes').waitFor();
     });
-    expect(files).toHaveLength(8);
+    expect(files).toHaveLength(SWEEP_COMBINATIONS);
     expect(opened.errors).toEqual([]);
   });
 });

@@ -3,7 +3,16 @@ import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, test } from 'vitest';
 import { type CompatMock, startCompatMock } from '../../server/test/support/mock-compat.ts';
 import { seedChannel } from '../../server/test/support/relay-seed.ts';
-import { LAPTOP, loginViaApi, openConsole, poll, ROOT, settle, shootAll } from '../support/index.ts';
+import {
+  LAPTOP,
+  loginViaApi,
+  openConsole,
+  poll,
+  ROOT,
+  SWEEP_COMBINATIONS,
+  settle,
+  shootAll,
+} from '../support/index.ts';
 
 /**
  * Issue 30 point 3: the compatibility check of a channel, opened beside "test" on the channels page: the
@@ -88,6 +97,6 @@ describe('channel compatibility check', () => {
   test('screenshots in light and dark, zh and en, desktop and phone', async () => {
     await page.keyboard.press('Escape');
     const files = await shootAll(page, 'channel-compat', openCheck);
-    expect(files).toHaveLength(8);
+    expect(files).toHaveLength(SWEEP_COMBINATIONS);
   });
 });

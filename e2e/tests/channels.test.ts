@@ -4,14 +4,23 @@ import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, test } from 'vitest';
 import { fixtureText } from '../../server/test/support/fixtures.ts';
 import { seedToken, seedUser } from '../../server/test/support/relay-seed.ts';
-import { loginViaApi, openConsole, openPage, ROOT, settle, shootAll, shot } from '../support/index.ts';
+import {
+  loginViaApi,
+  openConsole,
+  openPage,
+  ROOT,
+  settle,
+  shootAll,
+  shot,
+  toast,
+  toastAfter,
+} from '../support/index.ts';
 
 /** An admin adds a channel against a mock OpenAI upstream on /channel, fetches its models and tests it. */
 
 let upstream: Server;
 let upstreamUrl = '';
 
-const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
 const rows = () => page.locator('.ant-table-tbody tr.ant-table-row');
 const drawer = () => page.locator('.ant-drawer-open');
 
@@ -95,10 +104,10 @@ describe('channels page', () => {
 
   test('fetches the upstream model list and creates the channel', async () => {
     await page.locator('#channel_model_mapping').fill('');
-    await drawer().getByRole('button', { name: '获取上游模型列表' }).click();
-    await expect.poll(() => toast(page, '已获取 3 个模型').count()).toBeGreaterThan(0);
-    await page.getByTestId('channel-submit').click();
-    await expect.poll(() => toast(page, '渠道创建成功！').count()).toBeGreaterThan(0);
+    await toastAfter(page, '已获取 3 个模型', () =>
+      drawer().getByRole('button', { name: '获取上游模型列表' }).click(),
+    );
+    await toastAfter(page, '渠道创建成功！', () => page.getByTestId('channel-submit').click());
     await page.waitForURL((u) => u.pathname === '/channel');
     await expect.poll(() => rows().count()).toBe(1);
     const [row] = await gw.ctx.db.db.selectFrom('channels').selectAll().execute();
@@ -119,8 +128,9 @@ describe('channels page', () => {
 
   test('batch delete needs a selection; disable greys the row', async () => {
     await page.getByRole('switch', { name: '批量操作' }).click();
-    await page.getByRole('button', { name: '删除所选渠道' }).click();
-    await expect.poll(() => toast(page, '请先选择要删除的通道！').count()).toBeGreaterThan(0);
+    await toastAfter(page, '请先选择要删除的通道！', () =>
+      page.getByRole('button', { name: '删除所选渠道' }).click(),
+    );
     await page.getByRole('switch', { name: '批量操作' }).click();
     await rows()
       .first()
@@ -146,8 +156,9 @@ describe('channels page', () => {
     await expect.poll(() => modal.getByText('共 3 个模型').count()).toBe(1);
     await modal.getByPlaceholder('搜索模型').fill('nano');
     await expect.poll(() => modal.getByText('共 1 个模型').count()).toBe(1);
-    await modal.locator('.ant-list-item').getByRole('button').click();
-    await expect.poll(() => toast(page, '模型 gpt-4.1-nano').count()).toBeGreaterThan(0);
+    await toastAfter(page, '模型 gpt-4.1-nano', () =>
+      modal.locator('.ant-list-item').getByRole('button').click(),
+    );
     await modal.locator('.ant-modal-close').click();
   });
 
@@ -158,8 +169,7 @@ describe('channels page', () => {
     await expect.poll(() => page.locator('#channel_name').inputValue()).toBe('mock upstream');
     expect(await page.locator('#channel_key').inputValue()).toBe('');
     await page.locator('#channel_priority').fill('3');
-    await page.getByTestId('channel-submit').click();
-    await expect.poll(() => toast(page, '渠道更新成功！').count()).toBeGreaterThan(0);
+    await toastAfter(page, '渠道更新成功！', () => page.getByTestId('channel-submit').click());
     await page.waitForURL((u) => u.pathname === '/channel');
     const row = await gw.ctx.db.db
       .selectFrom('channels')
@@ -182,8 +192,9 @@ describe('channels page', () => {
       await expect.poll(() => notice.innerText()).toContain('须重新填写密钥（只有 root 可保留原密钥）');
       await shot(other.page, 'channel-drawer-key-custody-admin');
       await other.page.locator('#channel_base_url').fill('http://127.0.0.1:9');
-      await other.page.getByTestId('channel-submit').click();
-      await expect.poll(() => toast(other.page, 'needs the keys entered again').count()).toBeGreaterThan(0);
+      await toastAfter(other.page, 'needs the keys entered again', () =>
+        other.page.getByTestId('channel-submit').click(),
+      );
       const row = await gw.ctx.db.db
         .selectFrom('channels')
         .selectAll()
@@ -207,8 +218,7 @@ describe('channels page', () => {
   test('copies a channel, edits priority in place, tags both and groups them in tag mode', async () => {
     await rows().first().getByRole('button', { name: '更多' }).click();
     await page.getByRole('menuitem', { name: '复制' }).click();
-    await page.locator('.ant-modal-confirm .ant-btn-primary').click();
-    await expect.poll(() => toast(page, '渠道复制成功').count()).toBeGreaterThan(0);
+    await toastAfter(page, '渠道复制成功', () => page.locator('.ant-modal-confirm .ant-btn-primary').click());
     await expect.poll(() => rows().count()).toBe(2);
     const copy = await gw.ctx.db.db
       .selectFrom('channels')
@@ -243,8 +253,7 @@ describe('channels page', () => {
     await page.locator('.ant-table-thead .ant-checkbox-input').check();
     await page.getByRole('button', { name: '批量设置标签' }).click();
     await page.locator('.ant-modal').getByPlaceholder('请输入标签名称').fill('team');
-    await page.locator('.ant-modal .ant-btn-primary').click();
-    await expect.poll(() => toast(page, '操作成功完成！').count()).toBeGreaterThan(0);
+    await toastAfter(page, '操作成功完成！', () => page.locator('.ant-modal .ant-btn-primary').click());
     await page.getByRole('switch', { name: '批量操作' }).click();
     await page.getByRole('switch', { name: '标签聚合模式' }).click();
     await expect.poll(() => rows().count()).toBe(1);
@@ -265,8 +274,7 @@ describe('channels page', () => {
     await drawer().getByRole('button', { name: '清除所有模型' }).click();
     await drawer().getByPlaceholder('输入自定义模型名称，多个用英文逗号分隔').fill('gpt-4o-mini');
     await drawer().getByRole('button', { name: '填入', exact: true }).click();
-    await page.getByTestId('channel-submit').click();
-    await expect.poll(() => toast(page, '渠道创建成功！').count()).toBeGreaterThan(0);
+    await toastAfter(page, '渠道创建成功！', () => page.getByTestId('channel-submit').click());
     const row = await gw.ctx.db.db
       .selectFrom('channels')
       .selectAll()
@@ -342,8 +350,7 @@ describe('channels page', () => {
     await page.locator('#channel_key').fill('AKIAABCDEFGHIJKLMNOP|secret|eu-west-1');
     await page.locator('[id="channel_providerSetting_aws_cross_region"]').click();
     await page.locator('.ant-select-item-option').filter({ hasText: /^eu$/ }).click();
-    await page.getByTestId('channel-submit').click();
-    await expect.poll(() => toast(page, '渠道创建成功！').count()).toBeGreaterThan(0);
+    await toastAfter(page, '渠道创建成功！', () => page.getByTestId('channel-submit').click());
     const row = await gw.ctx.db.db
       .selectFrom('channels')
       .select('setting')

@@ -1,6 +1,5 @@
-import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
-import { openConsole, settle, shootAll } from '../support/index.ts';
+import { openConsole, settle, shootAll, toast, toastAfter } from '../support/index.ts';
 
 /**
  * Settings, Guardrails: an admin builds a policy (a personal-data rule that masks, a regular expression that
@@ -8,7 +7,6 @@ import { openConsole, settle, shootAll } from '../support/index.ts';
  * the server keeps exactly that, and a bad regular expression is refused with its reason.
  */
 
-const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
 const rules = () => page.getByTestId('guardrail-rule');
 /** Picks an option of rule `rule`'s select `field`, in that select's own dropdown (others may be closing). */
 async function pick(rule: number, field: string, option: string) {
@@ -54,8 +52,9 @@ describe('guardrail settings in the console', () => {
     await rules().nth(2).getByRole('button', { name: '添加阈值' }).click();
     await page.locator('#guardrailPolicies_policies_0_rules_2_thresholds_0_category').fill('violence');
 
-    await page.getByTestId('save-guardrail-policies').click();
-    await expect.poll(() => page.getByText('not a valid regular expression').count()).toBeGreaterThan(0);
+    await toastAfter(page, 'not a valid regular expression', () =>
+      page.getByTestId('save-guardrail-policies').click(),
+    );
     expect(gw.ctx.options.get('guardrails.policies')).toBe('{}');
     // The refused save is the one failed request the page may log.
     expect(opened.errors).toEqual([
@@ -64,8 +63,7 @@ describe('guardrail settings in the console', () => {
     opened.errors.length = 0;
 
     await rules().nth(1).getByLabel('正则表达式').fill('project\\s+nightingale');
-    await page.getByTestId('save-guardrail-policies').click();
-    await expect.poll(() => toast(page, '保存成功').count()).toBeGreaterThan(0);
+    await toastAfter(page, '保存成功', () => page.getByTestId('save-guardrail-policies').click());
     expect(JSON.parse(gw.ctx.options.get('guardrails.policies'))).toEqual({
       strict: {
         window: 32,

@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, test } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../server/test/support/mock-upstream.ts';
 import { seedChannel, seedToken } from '../../server/test/support/relay-seed.ts';
-import { loginViaApi, openConsole, poll, ROOT, settle, shootAll } from '../support/index.ts';
+import { loginViaApi, openConsole, poll, ROOT, settle, shootAll, toastAfter } from '../support/index.ts';
 
 /**
  * The usage log read in English: what the server wrote (a real relay call, a redemption, a task refund) is in
@@ -12,7 +12,6 @@ let mock: MockUpstream;
 let rootId = 0;
 
 const rows = (p: Page) => p.locator('.ant-table-tbody tr.ant-table-row');
-const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
 const expandRow = async (p: Page, text: string) => {
   await rows(p).filter({ hasText: text }).first().locator('.ant-table-row-expand-icon').click();
 };
@@ -94,8 +93,9 @@ describe('server-written text in the reader language (issue 27, point 3)', () =>
     await page.goto(`${gw.url}/topup`);
     await settle(page);
     await page.getByPlaceholder(/redemption code/i).fill('not-a-real-code');
-    await page.getByTestId('redeem-submit').click();
-    await poll(() => toast(page, 'Redemption failed: the code is not valid').count()).toBeGreaterThan(0);
+    await toastAfter(page, 'Redemption failed: the code is not valid', () =>
+      page.getByTestId('redeem-submit').click(),
+    );
     expect(await page.locator('.ant-message').innerText()).not.toMatch(HAN);
   });
 

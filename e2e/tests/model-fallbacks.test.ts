@@ -1,15 +1,20 @@
-import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, test } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../server/test/support/mock-upstream.ts';
 import { seedChannel } from '../../server/test/support/relay-seed.ts';
-import { loggedRows, loginViaApi, openConsole, ROOT, settle, shootAll } from '../support/index.ts';
+import {
+  loggedRows,
+  loginViaApi,
+  openConsole,
+  ROOT,
+  settle,
+  shootAll,
+  toastAfter,
+} from '../support/index.ts';
 
 /**
  * Model fallbacks from the console: the admin gives a model a fallback in the models tab, a request for the
  * model (whose only channel fails) is answered by the fallback, and the usage log marks the row.
  */
-
-const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
 
 const mock: MockUpstream = await startMockUpstream();
 const opened = await openConsole();
@@ -39,8 +44,9 @@ describe('model fallbacks in the console', () => {
     await expect.poll(() => page.getByText('不是合法的 JSON 字符串').count()).toBeGreaterThan(0);
     await models.fill('{"e2e-broken": ["gpt-4o-mini"]}');
     await models.blur();
-    await page.getByTestId('save-settings.section.modelFallbacks').click();
-    await expect.poll(() => toast(page, '保存成功').count()).toBeGreaterThan(0);
+    await toastAfter(page, '保存成功', () =>
+      page.getByTestId('save-settings.section.modelFallbacks').click(),
+    );
     await expect
       .poll(() => gw.ctx.options.json('model_fallbacks.models'))
       .toEqual({ 'e2e-broken': ['gpt-4o-mini'] });

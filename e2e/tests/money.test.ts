@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { seedToken } from '../../server/test/support/relay-seed.ts';
-import { loginViaApi, openConsole, poll, ROOT, settle, shootAll } from '../support/index.ts';
+import { loginViaApi, openConsole, poll, ROOT, settle, shootAll, toastAfter } from '../support/index.ts';
 
 /**
  * Small amounts read as what they are (issue 27, point 2): a call that cost 8 quota ($0.000016) is not $0.00 in
@@ -9,7 +9,6 @@ import { loginViaApi, openConsole, poll, ROOT, settle, shootAll } from '../suppo
  */
 
 const rows = (p: Page) => p.locator('.ant-table-tbody tr.ant-table-row');
-const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
 
 const admin = await openConsole();
 const { gw, page } = admin;
@@ -89,8 +88,7 @@ describe('money with enough digits', () => {
     await page.getByRole('button', { name: '添加令牌' }).click();
     await page.locator('#token_name').fill('two-dollars');
     await page.locator('#token_remain_quota').fill('2');
-    await page.getByTestId('token-submit').click();
-    await poll(() => toast(page, '令牌创建成功！').count()).toBeGreaterThan(0);
+    await toastAfter(page, '令牌创建成功！', () => page.getByTestId('token-submit').click());
     const row = await gw.ctx.db.db
       .selectFrom('tokens')
       .select('remain_quota')

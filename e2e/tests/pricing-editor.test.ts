@@ -1,14 +1,22 @@
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { seedChannel } from '../../server/test/support/relay-seed.ts';
-import { loginViaApi, openConsole, poll, ROOT, settle, shootAll, shot } from '../support/index.ts';
+import {
+  loginViaApi,
+  openConsole,
+  poll,
+  ROOT,
+  settle,
+  shootAll,
+  shot,
+  toastAfter,
+} from '../support/index.ts';
 
 /**
  * Settings -> model pricing shows the price the relay charges for every model: built-in prices with nothing
  * saved, an edit saved as an override of the built-in price only, and "unpriced" for what the relay refuses.
  */
 
-const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
 const card = (p: Page) => p.locator('.ant-card').filter({ hasText: '模型定价设置' });
 const tableRow = (scope: Locator, name: string) =>
   scope
@@ -63,8 +71,7 @@ describe('model pricing editor', () => {
     await modal.locator('#ratio').fill('1.5');
     await modal.locator('.ant-modal-footer .ant-btn-primary').click();
     await poll(() => row.innerText()).toContain('覆盖内置');
-    await card(page).getByRole('button', { name: '应用更改' }).click();
-    await poll(() => toast(page, '保存成功').count()).toBeGreaterThan(0);
+    await toastAfter(page, '保存成功', () => card(page).getByRole('button', { name: '应用更改' }).click());
     await poll(() => gw.ctx.options.get('ModelRatio')).toBe('{"gpt-4.1":1.5}');
     expect(gw.ctx.options.get('CompletionRatio') ?? '{}').toBe('{}');
     const listed = await fetch(`${gw.url}/api/pricing`).then((r) => r.json() as Promise<any>);

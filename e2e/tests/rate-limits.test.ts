@@ -1,13 +1,11 @@
-import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
-import { loginViaApi, openConsole, ROOT, settle, shootAll } from '../support/index.ts';
+import { loginViaApi, openConsole, ROOT, settle, shootAll, toastAfter } from '../support/index.ts';
 
 /**
  * Requests and tokens per minute in the console: a user sets them on a token (the list shows them as tags),
  * an admin sets them per group and model on /setting?tab=ratelimit, where a malformed map is refused.
  */
 
-const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
 const rows = () => page.locator('.ant-table-tbody tr.ant-table-row');
 const tokenRow = async () =>
   (
@@ -30,8 +28,7 @@ describe('per-minute limits in the console', () => {
     await expect.poll(() => page.getByText('0 表示不限制；先按估算计数').count()).toBeGreaterThan(0);
     await page.locator('#token_rpm_limit').fill('60');
     await page.locator('#token_tpm_limit').fill('150000');
-    await page.getByTestId('token-submit').click();
-    await expect.poll(() => toast(page, '令牌创建成功！').count()).toBeGreaterThan(0);
+    await toastAfter(page, '令牌创建成功！', () => page.getByTestId('token-submit').click());
     expect(await tokenRow()).toEqual({ rpm_limit: 60, tpm_limit: 150_000 });
     const row = rows().filter({ hasText: 'metered' });
     await expect.poll(() => row.getByTestId('token-rpm').innerText()).toBe('60 RPM');
@@ -42,8 +39,7 @@ describe('per-minute limits in the console', () => {
     await rows().filter({ hasText: 'metered' }).getByRole('button', { name: '编辑' }).click();
     await expect.poll(() => page.locator('#token_rpm_limit').inputValue()).toBe('60');
     await page.locator('#token_rpm_limit').fill('0');
-    await page.getByTestId('token-submit').click();
-    await expect.poll(() => toast(page, '令牌更新成功！').count()).toBeGreaterThan(0);
+    await toastAfter(page, '令牌更新成功！', () => page.getByTestId('token-submit').click());
     await expect.poll(async () => (await tokenRow()).rpm_limit).toBe(0);
     expect((await tokenRow()).tpm_limit).toBe(150_000);
     const row = rows().filter({ hasText: 'metered' });
@@ -76,15 +72,13 @@ describe('per-minute limits in the console', () => {
     await field.fill('{"vip": {"gpt-4o": {"rpm": -5}}}');
     await field.blur();
     await expect.poll(() => page.getByText('格式应为 {"分组": {"模型或 *"').count()).toBeGreaterThan(0);
-    await page.getByTestId('save-rateLimits.section').click();
-    await expect.poll(() => toast(page, '请检查输入').count()).toBeGreaterThan(0);
+    await toastAfter(page, '请检查输入', () => page.getByTestId('save-rateLimits.section').click());
     expect(gw.ctx.options.get('GroupModelRateLimit')).toBe('{}');
 
     const value = { vip: { '*': { rpm: 600, tpm: 200_000 }, 'gpt-4o': { tpm: 30_000, scope: 'group' } } };
     await field.fill(JSON.stringify(value));
     await field.blur();
-    await page.getByTestId('save-rateLimits.section').click();
-    await expect.poll(() => toast(page, '保存成功').count()).toBeGreaterThan(0);
+    await toastAfter(page, '保存成功', () => page.getByTestId('save-rateLimits.section').click());
     expect(JSON.parse(gw.ctx.options.get('GroupModelRateLimit'))).toEqual(value);
     await shootAll(page, 'rate-limits-settings');
     expect(opened.errors).toEqual([]);

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import {
   ARTIFACTS,
@@ -13,14 +12,13 @@ import {
   settle,
   shootAll,
   shot,
+  toastAfter,
 } from '../support/index.ts';
 
 /** An admin creates codes on /redemption, downloads them, and a user redeems one on /topup. */
 const ALICE = { username: 'alice', password: 'alice-pass-1' };
 
 let keys: string[] = [];
-
-const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
 
 const admin = await openConsole();
 const { gw, browser, page } = admin;
@@ -34,8 +32,7 @@ describe('redemption codes', () => {
     await page.locator('#name').fill('e2e-batch');
     await page.getByRole('button', { name: '$10', exact: true }).click();
     await page.locator('#count').fill('2');
-    await page.getByTestId('redemption-submit').click();
-    await poll(() => toast(page, '兑换码创建成功！').count()).toBeGreaterThan(0);
+    await toastAfter(page, '兑换码创建成功！', () => page.getByTestId('redemption-submit').click());
 
     const download = page.waitForEvent('download');
     await page.locator('.ant-modal-confirm').getByRole('button', { name: '下载' }).click();
@@ -56,8 +53,9 @@ describe('redemption codes', () => {
   });
 
   test('the form refuses a name over 20 characters and "copy selected" needs a selection', async () => {
-    await page.getByRole('button', { name: '复制所选兑换码' }).click();
-    await poll(() => toast(page, '请至少选择一个兑换码！').count()).toBeGreaterThan(0);
+    await toastAfter(page, '请至少选择一个兑换码！', () =>
+      page.getByRole('button', { name: '复制所选兑换码' }).click(),
+    );
     await page.getByRole('button', { name: '添加兑换码' }).click();
     await page.locator('#name').fill('x'.repeat(21));
     await page.getByTestId('redemption-submit').click();
@@ -99,8 +97,7 @@ describe('redemption codes', () => {
     const balance = () => p.getByTestId('wallet-balance').innerText();
     await poll(balance).toContain('$0.00');
 
-    await p.getByTestId('redeem-submit').click();
-    await poll(() => toast(p, '请输入兑换码！').count()).toBeGreaterThan(0);
+    await toastAfter(p, '请输入兑换码！', () => p.getByTestId('redeem-submit').click());
 
     await p.getByPlaceholder('请输入兑换码').fill(keys[0]);
     await p.getByTestId('redeem-submit').click();
@@ -109,8 +106,7 @@ describe('redemption codes', () => {
     await poll(balance).toContain('$10.00');
 
     await p.getByPlaceholder('请输入兑换码').fill(keys[0]);
-    await p.getByTestId('redeem-submit').click();
-    await poll(() => toast(p, '兑换失败，该兑换码已被使用').count()).toBeGreaterThan(0);
+    await toastAfter(p, '兑换失败，该兑换码已被使用', () => p.getByTestId('redeem-submit').click());
     await p.reload();
     await settle(p);
     await poll(balance).toContain('$10.00');

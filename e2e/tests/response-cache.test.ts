@@ -4,14 +4,21 @@ import { relayState } from '../../server/src/relay/relay-state.ts';
 import type { MemoryCacheStore } from '../../server/src/relay/response-cache/memory-store.ts';
 import { type MockUpstream, startMockUpstream } from '../../server/test/support/mock-upstream.ts';
 import { seedChannel } from '../../server/test/support/relay-seed.ts';
-import { loggedRows, loginViaApi, openConsole, ROOT, settle, shootAll } from '../support/index.ts';
+import {
+  loggedRows,
+  loginViaApi,
+  openConsole,
+  ROOT,
+  settle,
+  shootAll,
+  toastAfter,
+} from '../support/index.ts';
 
 /**
  * The response cache from the console: the admin sets it up on /setting (models tab), a user turns it on for a
  * token in the token form, a repeated request is answered from the cache, and the usage log shows the hit.
  */
 
-const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
 const field = (p: Page, key: string) => p.locator(`[id="${key}"]`);
 
 const mock: MockUpstream = await startMockUpstream();
@@ -36,8 +43,7 @@ describe('response cache in the console', () => {
     await field(page, 'response_cache.max_mb').fill('32');
     await field(page, 'response_cache.hit_ratio').fill('0.5');
     await page.getByRole('switch', { name: '允许请求用请求头开启缓存' }).click();
-    await page.getByTestId('save-settings.section.responseCache').click();
-    await expect.poll(() => toast(page, '保存成功').count()).toBeGreaterThan(0);
+    await toastAfter(page, '保存成功', () => page.getByTestId('save-settings.section.responseCache').click());
     const o = gw.ctx.options;
     await expect
       .poll(() => [
@@ -65,8 +71,7 @@ describe('response cache in the console', () => {
     await page.locator('#token_name').fill('cached');
     await page.locator('#token_unlimited_quota').click();
     await page.locator('#token_response_cache').check();
-    await page.getByTestId('token-submit').click();
-    await expect.poll(() => toast(page, '令牌创建成功').count()).toBeGreaterThan(0);
+    await toastAfter(page, '令牌创建成功', () => page.getByTestId('token-submit').click());
     const row = await gw.ctx.db.db
       .selectFrom('tokens')
       .select(['key', 'response_cache'])

@@ -1,11 +1,9 @@
-import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
-import { loginViaApi, openConsole, ROOT, settle, shootAll } from '../support/index.ts';
+import { loginViaApi, openConsole, ROOT, settle, shootAll, toast, toastAfter } from '../support/index.ts';
 
 /** An admin sets how many days of usage logs and finished tasks to keep, in the logs section of /setting. */
 
 const SAVE = 'save-settings.section.logs';
-const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
 
 const admin = await openConsole();
 const { gw, page } = admin;
@@ -35,8 +33,7 @@ describe('retention settings', () => {
     await settle(page);
     await page.locator('#LogRetentionDays').fill('90');
     await page.locator('#TaskRetentionDays').fill('30');
-    await page.getByTestId(SAVE).click();
-    await expect.poll(() => toast(page, '保存成功').count()).toBeGreaterThan(0);
+    await toastAfter(page, '保存成功', () => page.getByTestId(SAVE).click());
     await expect.poll(() => gw.ctx.options.int('LogRetentionDays')).toBe(90);
     expect(gw.ctx.options.int('TaskRetentionDays')).toBe(30);
 

@@ -1,13 +1,10 @@
-import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, test } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../server/test/support/mock-upstream.ts';
 import { seedChannel, seedToken, seedUser } from '../../server/test/support/relay-seed.ts';
-import { loginViaApi, openConsole, ROOT, settle, shootAll } from '../support/index.ts';
+import { loginViaApi, openConsole, ROOT, settle, shootAll, toastAfter } from '../support/index.ts';
 
 /** An admin changes settings on /setting and sees their effect on the relay and on /pricing. */
 let mock: MockUpstream;
-
-const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
 
 mock = await startMockUpstream();
 const admin = await openConsole();
@@ -38,16 +35,16 @@ describe('settings page', () => {
     await settle(page);
     const words = page.locator('#SensitiveWords');
     await words.fill('e2e-secret-plan\nanother-word');
-    await page.getByTestId('save-settings.section.sensitive').click();
-    await expect.poll(() => toast(page, '保存成功').count()).toBeGreaterThan(0);
+    await toastAfter(page, '保存成功', () => page.getByTestId('save-settings.section.sensitive').click());
 
     const refused = await chat('what about E2E-SECRET-PLAN?');
     expect(refused.status).toBe(400);
     expect((await refused.json()).error.code).toBe('sensitive_words_detected');
 
     // Saving again without a change only warns.
-    await page.getByTestId('save-settings.section.sensitive').click();
-    await expect.poll(() => toast(page, '你似乎并没有修改什么').count()).toBeGreaterThan(0);
+    await toastAfter(page, '你似乎并没有修改什么', () =>
+      page.getByTestId('save-settings.section.sensitive').click(),
+    );
   });
 
   test('JSON fields are checked when they lose focus', async () => {
@@ -72,8 +69,7 @@ describe('settings page', () => {
     await modal.locator('#completionRatio').fill('2');
     await expect.poll(() => modal.getByText('输入 $6 / 1M Tokens，输出 $12 / 1M Tokens').count()).toBe(1);
     await modal.locator('.ant-modal-footer .ant-btn-primary').click();
-    await page.getByRole('button', { name: '应用更改' }).click();
-    await expect.poll(() => toast(page, '保存成功').count()).toBeGreaterThan(0);
+    await toastAfter(page, '保存成功', () => page.getByRole('button', { name: '应用更改' }).click());
 
     await page.goto(`${gw.url}/pricing`);
     await settle(page);

@@ -1,6 +1,15 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
-import { loginViaApi, openConsole, openPage, ROOT, settle, shootAll } from '../support/index.ts';
+import {
+  loginViaApi,
+  openConsole,
+  openPage,
+  ROOT,
+  settle,
+  shootAll,
+  toast,
+  toastAfter,
+} from '../support/index.ts';
 
 /**
  * A user creates, copies and disables tokens on /token; the form refuses what the server would refuse. This file
@@ -11,7 +20,6 @@ const { gw, browser, page } = opened;
 await opened.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gw.url });
 await loginViaApi(page, gw.url, ROOT, '/token');
 
-const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
 const rows = () => page.locator('.ant-table-tbody tr.ant-table-row');
 
 describe('tokens page', () => {
@@ -47,8 +55,7 @@ describe('tokens page', () => {
   test('creates a token with a quota preset and a one-day expiry', async () => {
     await page.locator('.ant-drawer').getByRole('button', { name: '$10', exact: true }).click();
     await page.locator('.ant-drawer').getByRole('button', { name: '一天' }).click();
-    await page.getByTestId('token-submit').click();
-    await expect.poll(() => toast(page, '令牌创建成功！').count()).toBeGreaterThan(0);
+    await toastAfter(page, '令牌创建成功！', () => page.getByTestId('token-submit').click());
     await expect.poll(() => rows().count()).toBe(1);
     const text = await rows().first().innerText();
     expect(text).toContain('web');
@@ -61,15 +68,15 @@ describe('tokens page', () => {
   });
 
   test('copies the key with its sk- prefix', async () => {
-    await rows().first().getByRole('button', { name: '复制' }).click();
-    await expect.poll(() => toast(page, '已复制').count()).toBeGreaterThan(0);
+    await toastAfter(page, '已复制', () => rows().first().getByRole('button', { name: '复制' }).click());
     const [row] = await gw.ctx.db.db.selectFrom('tokens').select('key').execute();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`sk-${row.key}`);
   });
 
   test('copy selected needs a selection, then copies name and key lines', async () => {
-    await page.getByRole('button', { name: '复制所选令牌' }).click();
-    await expect.poll(() => toast(page, '请至少选择一个令牌！').count()).toBeGreaterThan(0);
+    await toastAfter(page, '请至少选择一个令牌！', () =>
+      page.getByRole('button', { name: '复制所选令牌' }).click(),
+    );
     await rows().first().locator('.ant-checkbox-input').check();
     await page.getByRole('button', { name: '复制所选令牌' }).click();
     await expect
@@ -81,8 +88,7 @@ describe('tokens page', () => {
     await page.getByRole('button', { name: '添加令牌' }).click();
     await page.locator('#token_name').fill('batch');
     await page.locator('.ant-drawer').getByRole('button', { name: '10', exact: true }).click();
-    await page.getByTestId('token-submit').click();
-    await expect.poll(() => toast(page, '已创建 10 个令牌').count()).toBeGreaterThan(0);
+    await toastAfter(page, '已创建 10 个令牌', () => page.getByTestId('token-submit').click());
     const names = (await gw.ctx.db.db.selectFrom('tokens').select('name').execute()).map((r) => r.name);
     expect(names.filter((n) => /^batch-[0-9a-zA-Z]{6}$/.test(n))).toHaveLength(9);
   });

@@ -1,4 +1,3 @@
-import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, test } from 'vitest';
 import { type FakeEpay, startFakeEpay } from '../../server/test/support/fake-epay.ts';
 import {
@@ -11,6 +10,7 @@ import {
   settle,
   setupViaApi,
   shootAll,
+  toastAfter,
 } from '../support/index.ts';
 
 /** Online top-up through a fake Epay gateway: quote, confirm, hidden form POST, cashier page, credit once. */
@@ -20,7 +20,6 @@ const KEY = 'e2e-merchant-key';
 
 let epay: FakeEpay;
 
-const toast = (p: Page, text: string) => p.locator('.ant-message').getByText(text, { exact: false });
 const balance = () => page.getByTestId('wallet-balance').innerText();
 const alipay = () => page.getByTestId('pay-zfb');
 
@@ -82,8 +81,7 @@ describe('wallet', () => {
     expect(await page.getByTestId('pay-disabled-reason').count()).toBe(0);
     await amount.fill('1');
     await amount.blur();
-    await alipay().click();
-    await poll(() => toast(page, '充值数量不能小于 2').count()).toBeGreaterThan(0);
+    await toastAfter(page, '充值数量不能小于 2', () => alipay().click());
     await page.getByRole('button', { name: '$20', exact: true }).click();
     await poll(() => page.getByTestId('topup-payable').innerText()).toContain('146.00');
     await shootAll(page, 'wallet');
