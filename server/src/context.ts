@@ -62,6 +62,7 @@ export async function createContext(config: Config, log?: Logger): Promise<AppCo
       ? new (await import('./infra/metrics/metrics.ts')).Metrics()
       : undefined;
   const hooks: Array<() => Promise<void> | void> = [];
+  if (metrics) hooks.push(() => metrics.stop());
   // OpenTelemetry traces of the relay, only when an OTLP endpoint is configured (infra/tracing/).
   const stopTracing = await startTracing(config);
   if (stopTracing) hooks.push(stopTracing);

@@ -15,6 +15,7 @@ export class Metrics {
   readonly relay: RelayMetrics;
   readonly responseCache: ResponseCacheMetrics;
   private readonly queues: Array<() => number> = [];
+  private readonly stopStallWatch: () => void;
   private readonly flushSeconds: Histogram;
   private readonly flushErrors: Counter;
   private readonly reloadSeconds: Histogram<'cache'>;
@@ -26,7 +27,7 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry });
     this.relay = new RelayMetrics(this.registry);
     this.responseCache = new ResponseCacheMetrics(this.registry);
-    watchLoopStalls(this.registry);
+    this.stopStallWatch = watchLoopStalls(this.registry);
     const queues = this.queues;
     new Gauge({
       name: 'modelgate_ledger_queue_length',
@@ -68,6 +69,11 @@ export class Metrics {
       labelNames: ['channel', 'scope'],
       registers,
     });
+  }
+
+  /** Stops the timer the stall measure runs on (the context's close). */
+  stop(): void {
+    this.stopStallWatch();
   }
 
   /** Reports a ledger writer's queue length at each scrape. */
