@@ -1,11 +1,11 @@
 import { copyFileSync, existsSync, mkdtempSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { buildApp } from '../../server/src/app.ts';
 import { loadConfig } from '../../server/src/config.ts';
 import { createContext } from '../../server/src/context.ts';
 import { migrate, openDatabase } from '../../server/src/db/index.ts';
+import { StallWatch } from '../../server/src/infra/metrics/stall-watch.ts';
 import { hashPassword } from '../../server/src/modules/auth/password.ts';
 import { exportQuotaData } from '../../server/src/modules/data/export.ts';
 import { runRetention } from '../../server/src/modules/retention/job.ts';
@@ -109,8 +109,7 @@ const app = await buildApp(ctx);
 await app.listen({ port: 0, host: '127.0.0.1' });
 const addr = app.server.address();
 
-const loop = monitorEventLoopDelay({ resolution: 10 });
-loop.enable();
+const stalls = new StallWatch();
 process.send?.({
   port: typeof addr === 'object' && addr ? addr.port : 0,
   rssMb: process.memoryUsage().rss / 1048576,
@@ -125,9 +124,8 @@ process.on('message', async (msg: { cmd: string; id?: number }) => {
       cpuUs: cpu.user + cpu.system,
       rssMb: process.memoryUsage().rss / 1048576,
       maxRssMb: process.resourceUsage().maxRSS / 1024,
-      stallMs: loop.max / 1e6,
+      stallMs: stalls.take() * 1000,
     });
-    loop.reset();
   }
   if (msg.cmd === 'background') {
     // What the timers start five and ten minutes after start: the dashboard export (its first run builds the
