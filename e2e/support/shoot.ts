@@ -29,7 +29,7 @@ const SIZES = [
 /**
  * The language and theme pairs a sweep shows at each size, in an order that changes one setting at a time. With
  * pictures, all four. Without (CI), zh in light and en in dark: both languages' layouts (a theme changes colours,
- * not sizes) and both themes applied, at half the cost of all four, which was most of the browser tier's time.
+ * not sizes) and both themes applied, at half the cost of all four.
  */
 function combinations(): Array<[(typeof LANGS)[number], (typeof THEMES)[number]]> {
   if (!SHOTS_DIR)
@@ -127,8 +127,8 @@ async function switchStored(page: Page, key: string, value: string) {
 }
 
 /**
- * Shows the current page in light/dark x zh/en x desktop(1366x900)/phone(390x844) and checks each combination
- * (language and theme applied, no sideways scrolling); with pictures asked for (`SHOTS=1` or `SHOTS_DIR`),
+ * Shows the current page in light/dark x zh/en x desktop(1366x900)/phone(390x844) (the pairs of `combinations()`
+ * at each size) and checks each (language and theme applied, no sideways scrolling); with pictures asked for (`SHOTS=1` or `SHOTS_DIR`),
  * also saves full-page screenshots `<name>-<theme>-<lang>-<size>.png`. Each size is loaded at that size (a
  * reload, after which `prepare` runs, in Chinese); the language and the theme then change in place, as they do
  * when another tab of the console changes them (the page's state, such as an open drawer, stays). The previous
