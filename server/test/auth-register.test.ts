@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientKey } from '../src/infra/rate-limit.ts';
 import { issueCode } from '../src/modules/auth/verification.ts';
 import { ConsoleClient, loginAs } from './support/console-client.ts';
 import { SQLITE_ONLY } from './support/databases.ts';
@@ -314,13 +315,14 @@ describe('rate limits on login, registration and /api', () => {
       if (process.env.CI === 'true') throw new Error('Redis is required in CI');
       return;
     }
-    // A client address of this run alone: every gateway on this Redis (other test files, other people's runs)
-    // counts its own logins from 127.0.0.1 in the same window. Loopback is a trusted proxy by default.
-    const client = `2001:db8::${randomBytes(4)
-      .toString('hex')
-      .replace(/(....)(....)/, '$1:$2')}`;
-    const key = `modelgate:rl:critical:${client}`;
-    await probe.del(key);
+    // A client network and an account of this run alone: the Redis outlives runs, and every gateway on it
+    // (other test files, other people's runs) counts logins from 127.0.0.1 in the same window. An IPv6 client
+    // counts by its /64, so the random part is in the first four groups. Loopback is a trusted proxy by default.
+    const hex = randomBytes(4).toString('hex');
+    const client = `2001:db8:${hex.slice(0, 4)}:${hex.slice(4)}::1`;
+    const account = `rl-${hex}`;
+    const keys = [`modelgate:rl:critical:${clientKey(client)}`, `modelgate:rl:login-failures:${account}`];
+    await probe.del(...keys);
     probe.disconnect();
     const env = {
       REDIS_CONN_STRING: redisUrl,
@@ -334,12 +336,12 @@ describe('rate limits on login, registration and /api', () => {
       const cb = new ConsoleClient(b.url);
       ca.headers['x-forwarded-for'] = client;
       cb.headers['x-forwarded-for'] = client;
-      expect((await ca.login('x', 'password123')).status).toBe(400);
-      expect((await cb.login('x', 'password123')).status).toBe(400);
-      expect((await ca.login('x', 'password123')).status).toBe(400);
-      expect((await cb.login('x', 'password123')).status).toBe(429);
+      expect((await ca.login(account, 'password123')).status).toBe(400);
+      expect((await cb.login(account, 'password123')).status).toBe(400);
+      expect((await ca.login(account, 'password123')).status).toBe(400);
+      expect((await cb.login(account, 'password123')).status).toBe(429);
     } finally {
-      await a.ctx.redis?.del(key);
+      await a.ctx.redis?.del(...keys);
       await a.close();
       await b.close();
     }
