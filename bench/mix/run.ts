@@ -16,7 +16,8 @@ import { makeMix } from './traffic.ts';
  */
 const SECONDS = Number(process.env.MIX_SECONDS ?? 5);
 const ROUNDS = Number(process.env.MIX_ROUNDS ?? 3);
-const LOGINS = 4;
+// Password logins halfway through each gateway run of the open loop; 0 measures the relay alone.
+const LOGINS = Number(process.env.MIX_LOGINS ?? 4);
 
 const start = await buildChildren(['mock-upstream', 'baseline-proxy', 'mix/gateway']);
 
