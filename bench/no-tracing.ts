@@ -12,4 +12,5 @@ export const traceAttempt: typeof relayTrace.traceAttempt = nothing;
 export const traceFirstByte: typeof relayTrace.traceFirstByte = nothing;
 export const traceAttemptFailed: typeof relayTrace.traceAttemptFailed = nothing;
 export const traceUsage: typeof relayTrace.traceUsage = nothing;
+export const isTraced: typeof relayTrace.isTraced = () => false;
 export const traceEnd: typeof relayTrace.traceEnd = (_req, run) => run;

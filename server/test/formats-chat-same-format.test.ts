@@ -47,28 +47,38 @@ describe('chat codec: text deltas read without the full parse', () => {
     expect(read).toBeGreaterThan(20);
   });
 
-  it('a relayed stream decodes every recorded chunk that carries usage, an error or a finish reason', () => {
+  it('a relayed stream decodes every recorded chunk that carries usage or an error, and the finish when traced', () => {
     let skipped = 0;
+    let finishes = 0;
     for (const file of streams)
       for (const line of fixtureChunks(file)) {
         if (line === '[DONE]') continue;
         const parsed = JSON.parse(line);
-        const matters =
-          (parsed.usage !== null && typeof parsed.usage === 'object') ||
-          parsed.error !== undefined ||
-          parsed.choices?.some((c: any) => typeof c.finish_reason === 'string');
-        if (matters) expect(mayMatter(line), line).toBe(true);
+        const usageOrError =
+          (parsed.usage !== null && typeof parsed.usage === 'object') || parsed.error !== undefined;
+        const finish = parsed.choices?.some((c: any) => typeof c.finish_reason === 'string');
+        if (usageOrError) expect(mayMatter(line), line).toBe(true);
         else if (!mayMatter(line)) skipped++;
+        if (usageOrError || finish) expect(mayMatter(line, true), line).toBe(true);
+        if (finish && !usageOrError) {
+          finishes++;
+          // An untraced request does not need the finish reason: its chunk passes unread.
+          expect(mayMatter(line), line).toBe(false);
+        }
       }
-    // Text chunks (finish_reason null, usage null) pass unread.
+    // Text chunks (finish_reason null, usage null) pass unread, and so do finish chunks without usage.
     expect(skipped).toBeGreaterThan(20);
+    expect(finishes).toBeGreaterThan(3);
     const finish = (reason: string) => `{"index":1,"delta":{},"finish_reason"${reason}}`;
-    expect(mayMatter(chunk(`${delta('"a"')},${finish(' : "stop"')}`))).toBe(true);
-    expect(mayMatter(chunk(`${delta('"a"')},${finish(':null')}`))).toBe(false);
-    expect(mayMatter(chunk(delta('"a"'), ',"usage":null'))).toBe(false);
-    expect(mayMatter(chunk(delta('"a"'), ',"usage": {"total_tokens":2}'))).toBe(true);
-    expect(mayMatter('{"usageMetadata":{"totalTokenCount":2}}')).toBe(true);
-    expect(mayMatter('{"type":"error","error":{"message":"x"}}')).toBe(true);
+    expect(mayMatter(chunk(`${delta('"a"')},${finish(' : "stop"')}`), true)).toBe(true);
+    expect(mayMatter(chunk(`${delta('"a"')},${finish(' : "stop"')}`))).toBe(false);
+    expect(mayMatter(chunk(`${delta('"a"')},${finish(':null')}`), true)).toBe(false);
+    for (const traced of [false, true]) {
+      expect(mayMatter(chunk(delta('"a"'), ',"usage":null'), traced)).toBe(false);
+      expect(mayMatter(chunk(delta('"a"'), ',"usage": {"total_tokens":2}'), traced)).toBe(true);
+      expect(mayMatter('{"usageMetadata":{"totalTokenCount":2}}', traced)).toBe(true);
+      expect(mayMatter('{"type":"error","error":{"message":"x"}}', traced)).toBe(true);
+    }
   });
 
   it.each(streams)('%s: the same events as when every chunk takes the full parse', (file) => {

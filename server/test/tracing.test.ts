@@ -103,6 +103,24 @@ describe('relay traces over OTLP/HTTP', () => {
     expect(receiver.bodies.join('')).not.toContain(PROMPT);
   });
 
+  it('a relayed stream records why the model stopped, read from its finish chunk', async () => {
+    const traceId = '5bf92f3577b34da6a3ce929d0e0e4737';
+    const tools = [{ type: 'function' as const, function: { name: 'get_weather', parameters: {} } }];
+    const stream = await client.chat.completions.create(
+      { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }], tools, stream: true },
+      { headers: { traceparent: `00-${traceId}-00f067aa0ba902b8-01` } },
+    );
+    const reasons: Array<string | null> = [];
+    for await (const chunk of stream) for (const c of chunk.choices) reasons.push(c.finish_reason);
+    // Not "stop", which a stream ending with [DONE] would read as anyway.
+    expect(reasons).toContain('tool_calls');
+    await until(() => receiver.spans.some((s) => s.traceId === traceId && s.name === 'chat gpt-4o'), 8000);
+    const root = receiver.spans.find((s) => s.traceId === traceId && s.name === 'chat gpt-4o')!;
+    expect(root.attributes.find((a) => a.key === 'gen_ai.response.finish_reasons')?.value).toEqual({
+      arrayValue: { values: [{ stringValue: 'tool_calls' }] },
+    });
+  });
+
   it('a failed upstream attempt is an error span under its request', async () => {
     const before = receiver.spans.length;
     await expect(

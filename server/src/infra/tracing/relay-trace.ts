@@ -120,6 +120,9 @@ const FINISH: Record<string, string> = {
 };
 
 /** The usage the answer reported and why the model stopped, on the request span. */
+/** The request has a span (tracing is on): what only a span records is worth reading. */
+export const isTraced = (req: object): boolean => traces.has(req);
+
 export function traceUsage(
   req: object,
   usage: { promptTokens: number; completionTokens: number },

@@ -1,4 +1,5 @@
 import type { RelayMeter } from '../../infra/metrics/relay-metrics.ts';
+import { isTraced } from '../../infra/tracing/relay-trace.ts';
 import type { Produced, RelayInput } from '../admit/relay-input.ts';
 import type { Usage } from '../billing/quota.ts';
 import { countChatPrompt, countText } from '../billing/tokenizer.ts';
@@ -152,6 +153,7 @@ export async function streamInFormats(x: FormatExchange): Promise<Produced> {
         ? chatEventRelay(!x.input.info.wantsUsage, guard ? chunkRewrite(x.ch, guard) : rewrite)
         : undefined,
       guard,
+      readFinish: isTraced(x.req),
       closing: sameOpenai ? closing : undefined,
       errorFrame: (err) => client.encodeStreamError(err, x.req.id),
     },

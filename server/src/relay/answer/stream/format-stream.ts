@@ -35,6 +35,8 @@ export interface FormatStreamOptions extends ClientStreamOptions {
   relayEvent?: (ev: SseEvent, mayMatter: boolean) => string;
   /** With relayEvent: the bytes that end a stream that ended well (a usage chunk counted here, `[DONE]`). */
   closing?: (out: FormatOutcome) => Promise<string>;
+  /** A relayed stream's finish chunk is read (`FormatOutcome.stop`); otherwise `[DONE]` reads as stopped. */
+  readFinish?: boolean;
   /**
    * Guardrails on the answer. With an encoder the text events pass through it here; a relayed stream's
    * relayEvent passes its chunks through it. Either way a block ends the stream.
@@ -58,14 +60,23 @@ export interface FormatOutcome {
 }
 
 /**
- * Events that may carry usage (OpenAI, Anthropic, Responses `usage`; Gemini `usageMetadata`), an error, or
- * OpenAI's finish reason. One pattern: it costs less per event than searching for each key on its own. The
- * finish reason is matched as any `..._reason` key with a string value (Anthropic's stop_reason, OpenRouter's
- * native_finish_reason also match; a few more events decoded, nothing missed) and comes first: written as
- * `"finish_reason"` after the other alternatives, V8's matcher ran three times slower on every event.
+ * Events that may carry usage (OpenAI, Anthropic, Responses `usage`; Gemini `usageMetadata`) or an error. One
+ * pattern: it costs less per event than searching for each key on its own (`indexOf` and `includes` cost more
+ * than the whole pattern).
  */
-const MAY_MATTER = /_reason"\s*:\s*"|"usage(?:Metadata)?"\s*:\s*\{|"error"/;
-export const mayMatter = (data: string): boolean => MAY_MATTER.test(data);
+const MAY_MATTER = /"usage(?:Metadata)?"\s*:\s*\{|"error"/;
+/**
+ * The same, or OpenAI's finish reason, for a traced request (its span records why the model stopped: a stream
+ * that ends with `[DONE]` reads as stopped, so length, tool calls and content filters need the finish chunk).
+ * The finish reason is matched as any `..._reason` key with a string value (Anthropic's stop_reason,
+ * OpenRouter's native_finish_reason also match; a few more events decoded, nothing missed) and comes first:
+ * written as `"finish_reason"` after the other alternatives, V8's matcher ran three times slower on every
+ * event. Decoding the finish chunk was most of what a relayed stream cost beyond the bytes (bench/stream-cost),
+ * so untraced requests leave it undecoded.
+ */
+const MAY_MATTER_OR_FINISH = /_reason"\s*:\s*"|"usage(?:Metadata)?"\s*:\s*\{|"error"/;
+export const mayMatter = (data: string, finish = false): boolean =>
+  (finish ? MAY_MATTER_OR_FINISH : MAY_MATTER).test(data);
 
 /** A hub error as the relay's error (not local: another channel may do better). */
 export const relayErrorOf = (e: HubError) =>
@@ -161,7 +172,7 @@ export async function relayFormatStream(o: FormatStreamOptions, startedAt: numbe
       if (relayed) {
         kept.push(ev);
         if (ev.data === '[DONE]') sawDone = true;
-        const matters = sawDone || mayMatter(ev.data);
+        const matters = sawDone || mayMatter(ev.data, o.readFinish);
         if (matters) {
           // An OpenAI stream's relay reads these events too: parsed once, for both.
           if (o.relayEvent && !sawDone) ev.json = parseJsonOrNull(ev.data);
