@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -7,6 +7,8 @@ import { loadConfig } from '../src/config.ts';
 import { type AppContext, createContext } from '../src/context.ts';
 import { openDatabase } from '../src/db/index.ts';
 import { Balance } from '../src/ledger/balance.ts';
+import type { LogRow } from '../src/ledger/log-insert.ts';
+import { WriterThread } from '../src/ledger/worker/thread.ts';
 import { LedgerWriter } from '../src/ledger/writer.ts';
 import { seedToken, seedUser } from './support/relay-seed.ts';
 
@@ -125,6 +127,72 @@ describe('ledger writer thread (SQLite)', () => {
       expect(row).toEqual({ used_quota: 16, request_count: 2 });
     } finally {
       await again.close();
+    }
+  });
+
+  it('checkpoints the WAL once enough log rows were written since the last checkpoint, not after every commit', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-writer-thread-'));
+    const path = join(dir, 'gateway.db');
+    const { ctx } = await setup(path);
+    ctx.db.sqlite?.pragma('wal_autocheckpoint = 0');
+    ctx.db.sqlite?.pragma('wal_checkpoint(TRUNCATE)');
+    const thread = new WriterThread({ cacheMb: 2, checkpointEveryMs: 3_600_000, checkpointAfterRows: 20 });
+    const log = (i: number): LogRow => ({
+      user_id: 1,
+      created_at: Math.floor(Date.now() / 1000),
+      type: 2,
+      content: '',
+      username: 'root',
+      token_name: 't',
+      token_id: 0,
+      model_name: 'gpt-4o-mini',
+      quota: 1,
+      cost: 0,
+      prompt_tokens: 1,
+      completion_tokens: 1,
+      use_time: 0,
+      first_time: 0,
+      is_stream: 0,
+      channel_id: 0,
+      group: 'default',
+      ip: '',
+      request_id: `checkpoint-${i}`,
+      other: '',
+    });
+    const commit = (from: number, n: number) =>
+      thread.commit(path, {
+        users: [],
+        tokens: [],
+        channels: [],
+        spends: [],
+        logs: Array.from({ length: n }, (_, i) => log(from + i)),
+      });
+    /** The rows the database file holds without its WAL: what checkpoints have copied into it. */
+    const inFileAlone = async () => {
+      const copy = join(dir, `alone-${Math.random()}.db`);
+      copyFileSync(path, copy);
+      const alone = await openDatabase('', copy);
+      try {
+        const r = await alone.db
+          .selectFrom('logs')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('request_id', 'like', 'checkpoint-%')
+          .executeTakeFirstOrThrow();
+        return Number(r.n);
+      } finally {
+        await alone.close();
+      }
+    };
+    try {
+      await commit(0, 10);
+      // Messages are handled in order: a checkpoint following the first commit would be over by now.
+      await commit(10, 0);
+      expect(await inFileAlone()).toBe(0);
+      await commit(10, 10);
+      await commit(20, 0);
+      expect(await inFileAlone()).toBe(20);
+    } finally {
+      await thread.close();
     }
   });
 

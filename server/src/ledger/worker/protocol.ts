@@ -9,6 +9,11 @@ export type FromWriter = { id: number; ok: true } | { id: number; ok: false; mes
 /** What the writer thread is started with. */
 export interface WriterData {
   cacheMb: number;
-  /** How often the thread checkpoints the WAL when it has committed nothing (console writes grow it too). */
+  /**
+   * How often the thread checkpoints the WAL: after a commit once this long has passed since the last
+   * checkpoint, and on a timer when it has committed nothing (console writes grow the WAL too).
+   */
   checkpointEveryMs: number;
+  /** A commit that brings the log rows written since the last checkpoint to this many checkpoints at once. */
+  checkpointAfterRows: number;
 }
