@@ -18,6 +18,9 @@ const SECONDS = Number(process.env.MIX_SECONDS ?? 5);
 const ROUNDS = Number(process.env.MIX_ROUNDS ?? 3);
 // Password logins halfway through each gateway run of the open loop; 0 measures the relay alone.
 const LOGINS = Number(process.env.MIX_LOGINS ?? 4);
+// The open loop's rate in requests/s; by default half of the gateway's top throughput in this run. A fixed rate
+// compares two builds at the same load where the machine's speed moves between runs.
+const FIXED_RATE = Number(process.env.MIX_RATE ?? 0);
 
 const start = await buildChildren(['mock-upstream', 'baseline-proxy', 'mix/gateway']);
 
@@ -87,7 +90,7 @@ for (let round = 0; round < ROUNDS; round++) {
   }
 }
 const top = median((closed.get(64) ?? []).map((p) => p.gateway.rps));
-const rate = Math.max(1, Math.round(top / 2));
+const rate = FIXED_RATE > 0 ? FIXED_RATE : Math.max(1, Math.round(top / 2));
 
 // What the timers start five and ten minutes after start, under the open-loop load at half of top throughput:
 // the dashboard export (its first run covers the whole seeded log) and a retention pass (the oldest day).
@@ -149,7 +152,9 @@ for (const [c, pairs] of closed) {
   );
 }
 const lat = (r: Measured, p: number) => percentile(r.latencies, p);
-console.log(`\nopen loop at ${rate} req/s (half the gateway's median at 64 connections)`);
+console.log(
+  `\nopen loop at ${rate} req/s (${FIXED_RATE > 0 ? 'MIX_RATE' : "half the gateway's median at 64 connections"})`,
+);
 console.log(
   'round  bare p50 ms  gw p50 ms  bare p99 ms  gw p99 ms  added p50 ms  added p99 ms  gw cpu us  longest stall ms  errors  login failures',
 );

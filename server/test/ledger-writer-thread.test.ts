@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -195,6 +195,28 @@ describe('ledger writer thread (SQLite)', () => {
       await thread.close();
     }
   });
+
+  it.runIf(process.platform === 'linux')(
+    'runs at a lower priority than the event loop, so a flush yields the core to requests',
+    async () => {
+      /** Each thread of this process by its nice value (field 19 of /proc/<pid>/task/<tid>/stat). */
+      const niceOf = () =>
+        new Map(
+          readdirSync('/proc/self/task').map((tid) => {
+            const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+            return [Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])] as const;
+          }),
+        );
+      const before = niceOf();
+      const path = join(mkdtempSync(join(tmpdir(), 'gw-writer-thread-')), 'gateway.db');
+      const { writer, charge } = await setup(path);
+      charge(3, 0);
+      await writer.flush();
+      const started = [...niceOf()].filter(([tid]) => !before.has(tid));
+      expect(started.filter(([, nice]) => nice === 10)).toHaveLength(1);
+      expect(niceOf().get(process.pid)).toBe(before.get(process.pid));
+    },
+  );
 
   it('writes an in-memory database on the main thread (a second connection could not open it)', async () => {
     const { ctx, writer, user, charge, books } = await setup(':memory:');

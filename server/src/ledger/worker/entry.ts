@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { type Db, openDatabase } from '../../db/index.ts';
+import { lowerThisThreadPriority } from '../../infra/os/thread-priority.ts';
 import { commitBatch } from '../batch-commit.ts';
 import type { FromWriter, ToWriter, WriterData } from './protocol.ts';
 
@@ -10,6 +11,8 @@ import type { FromWriter, ToWriter, WriterData } from './protocol.ts';
  */
 const port = parentPort;
 if (!port) throw new Error('the ledger writer thread runs as a worker');
+// A flush can wait a few milliseconds; a request should not wait for a flush where both share a core.
+lowerThisThreadPriority();
 const { cacheMb, checkpointEveryMs, checkpointAfterRows } = workerData as WriterData;
 const handles = new Map<string, Promise<Db>>();
 
