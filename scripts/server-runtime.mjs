@@ -79,6 +79,8 @@ export async function buildServer(
     entryPoints: [
       { in: entry, out: basename(outfile, '.js') },
       { in: 'server/src/ledger/worker/entry.ts', out: 'ledger-worker' },
+      // Password hashing runs on its own thread too (server/src/modules/auth/hash-worker/).
+      { in: 'server/src/modules/auth/hash-worker/entry.ts', out: 'password-worker' },
     ],
     outdir: dirname(outfile),
     bundle: true,

@@ -1,25 +1,10 @@
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../../infra/worker-thread.ts';
 import type { BatchRows } from '../batch-commit.ts';
 import type { FromWriter, ToWriter, WriterData } from './protocol.ts';
 
-/**
- * The worker's entry: beside the bundle in production (the server build emits `ledger-worker.js` next to
- * `main.js`), the TypeScript source loaded through tsx in development and tests.
- */
-function start(data: WriterData): Worker {
-  const here = import.meta.url;
-  if (!here.endsWith('.ts')) return new Worker(new URL('./ledger-worker.js', here), { workerData: data });
-  // tsx's ES module API (its CommonJS one cannot load TypeScript modules into a worker).
-  const require = createRequire(here);
-  const tsxJson = require.resolve('tsx/package.json');
-  const tsx = join(dirname(tsxJson), require(tsxJson).exports['./esm/api'].import.default);
-  const entry = new URL('./entry.ts', here).href;
-  const boot = `import(${JSON.stringify(pathToFileURL(tsx).href)}).then((m) => m.tsImport(${JSON.stringify(entry)}, ${JSON.stringify(here)}))`;
-  return new Worker(boot, { eval: true, workerData: data });
-}
+/** The worker's entry: `ledger-worker.js` beside the bundle in production, `entry.ts` through tsx otherwise. */
+const start = (data: WriterData): Worker => startWorker(import.meta.url, 'ledger-worker', './entry.ts', data);
 
 /**
  * The main thread's end of the SQLite writer thread (worker/entry.ts): posts a flush's rows, resolves when they
