@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -11,6 +11,7 @@ import type { LogRow } from '../src/ledger/log-insert.ts';
 import { WriterThread } from '../src/ledger/worker/thread.ts';
 import { LedgerWriter } from '../src/ledger/writer.ts';
 import { seedToken, seedUser } from './support/relay-seed.ts';
+import { threadNiceValues } from './support/thread-nice.ts';
 
 /** The ledger writer on SQLite: its transaction runs on a thread of its own, or here for an in-memory database. */
 describe('ledger writer thread (SQLite)', () => {
@@ -199,22 +200,15 @@ describe('ledger writer thread (SQLite)', () => {
   it.runIf(process.platform === 'linux')(
     'runs at a lower priority than the event loop, so a flush yields the core to requests',
     async () => {
-      /** Each thread of this process by its nice value (field 19 of /proc/<pid>/task/<tid>/stat). */
-      const niceOf = () =>
-        new Map(
-          readdirSync('/proc/self/task').map((tid) => {
-            const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-            return [Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])] as const;
-          }),
-        );
-      const before = niceOf();
       const path = join(mkdtempSync(join(tmpdir(), 'gw-writer-thread-')), 'gateway.db');
       const { writer, charge } = await setup(path);
+      // The writer thread starts with the first flush (seeding may have started others, such as hashing's).
+      const before = threadNiceValues();
       charge(3, 0);
       await writer.flush();
-      const started = [...niceOf()].filter(([tid]) => !before.has(tid));
+      const started = [...threadNiceValues()].filter(([tid]) => !before.has(tid));
       expect(started.filter(([, nice]) => nice === 10)).toHaveLength(1);
-      expect(niceOf().get(process.pid)).toBe(before.get(process.pid));
+      expect(threadNiceValues().get(process.pid)).toBe(before.get(process.pid));
     },
   );
 

@@ -1,17 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { hashSync } from '@node-rs/bcrypt';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashThread } from '../src/modules/auth/hash-worker/thread.ts';
 import { hashPassword, verifyPassword } from '../src/modules/auth/password.ts';
-
-/** Each thread of this process by its nice value (field 19 of /proc/<pid>/task/<tid>/stat). */
-const niceOf = () =>
-  new Map(
-    readdirSync('/proc/self/task').map((tid) => {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      return [Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])] as const;
-    }),
-  );
+import { threadNiceValues } from './support/thread-nice.ts';
 
 describe('password hashing on its own thread', () => {
   afterAll(() => hashThread.stop());
@@ -40,11 +31,11 @@ describe('password hashing on its own thread', () => {
     'runs at a lower priority than the event loop, so a burst of logins yields the core to requests',
     async () => {
       await hashThread.stop();
-      const before = niceOf();
+      const before = threadNiceValues();
       expect(await verifyPassword('a', await hashPassword('a'))).toBe(true);
-      const started = [...niceOf()].filter(([tid]) => !before.has(tid));
+      const started = [...threadNiceValues()].filter(([tid]) => !before.has(tid));
       expect(started.filter(([, nice]) => nice === 10)).toHaveLength(1);
-      expect(niceOf().get(process.pid)).toBe(before.get(process.pid));
+      expect(threadNiceValues().get(process.pid)).toBe(before.get(process.pid));
     },
   );
 
