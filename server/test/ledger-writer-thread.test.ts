@@ -10,6 +10,7 @@ import { Balance } from '../src/ledger/balance.ts';
 import type { LogRow } from '../src/ledger/log-insert.ts';
 import { WriterThread } from '../src/ledger/worker/thread.ts';
 import { LedgerWriter } from '../src/ledger/writer.ts';
+import { consumeLogRow } from './support/console-rows.ts';
 import { seedToken, seedUser } from './support/relay-seed.ts';
 import { threadNiceValues } from './support/thread-nice.ts';
 
@@ -139,26 +140,12 @@ describe('ledger writer thread (SQLite)', () => {
     ctx.db.sqlite?.pragma('wal_checkpoint(TRUNCATE)');
     const thread = new WriterThread({ cacheMb: 2, checkpointEveryMs: 3_600_000, checkpointAfterRows: 20 });
     const log = (i: number): LogRow => ({
-      user_id: 1,
-      created_at: Math.floor(Date.now() / 1000),
-      type: 2,
-      content: '',
-      username: 'root',
-      token_name: 't',
-      token_id: 0,
-      model_name: 'gpt-4o-mini',
-      quota: 1,
+      ...consumeLogRow({
+        user_id: 1,
+        created_at: Math.floor(Date.now() / 1000),
+        request_id: `checkpoint-${i}`,
+      }),
       cost: 0,
-      prompt_tokens: 1,
-      completion_tokens: 1,
-      use_time: 0,
-      first_time: 0,
-      is_stream: 0,
-      channel_id: 0,
-      group: 'default',
-      ip: '',
-      request_id: `checkpoint-${i}`,
-      other: '',
     });
     const commit = (from: number, n: number) =>
       thread.commit(path, {

@@ -119,10 +119,10 @@ const FINISH: Record<string, string> = {
   content_filter: 'content_filter',
 };
 
-/** The usage the answer reported and why the model stopped, on the request span. */
 /** The request has a span (tracing is on): what only a span records is worth reading. */
 export const isTraced = (req: object): boolean => traces.has(req);
 
+/** The usage the answer reported and why the model stopped, on the request span. */
 export function traceUsage(
   req: object,
   usage: { promptTokens: number; completionTokens: number },

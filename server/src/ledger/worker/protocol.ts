@@ -1,10 +1,13 @@
+import type { WorkerAnswer } from '../../infra/worker-calls.ts';
 import type { BatchRows } from '../batch-commit.ts';
 
 /** What the main thread posts to the SQLite writer thread. */
-export type ToWriter = { id: number; path: string; rows: BatchRows } | { id: number; close: true };
+export type ToWriter = WriterCall & { id: number };
+/** A flush's rows to commit to the database file at `path`, or the end of the thread. */
+export type WriterCall = { path: string; rows: BatchRows } | { close: true };
 
 /** The writer thread's answer to one message: committed (or closed), or failed with the database's message. */
-export type FromWriter = { id: number; ok: true } | { id: number; ok: false; message: string };
+export type FromWriter = WorkerAnswer<void>;
 
 /** What the writer thread is started with. */
 export interface WriterData {

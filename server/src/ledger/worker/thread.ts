@@ -1,7 +1,8 @@
 import type { Worker } from 'node:worker_threads';
+import { WorkerCalls } from '../../infra/worker-calls.ts';
 import { startWorker } from '../../infra/worker-thread.ts';
 import type { BatchRows } from '../batch-commit.ts';
-import type { FromWriter, ToWriter, WriterData } from './protocol.ts';
+import type { WriterCall, WriterData } from './protocol.ts';
 
 /** The worker's entry: `ledger-worker.js` beside the bundle in production, `entry.ts` through tsx otherwise. */
 const start = (data: WriterData): Worker => startWorker(import.meta.url, 'ledger-worker', './entry.ts', data);
@@ -12,59 +13,25 @@ const start = (data: WriterData): Worker => startWorker(import.meta.url, 'ledger
  * worker keeps the process alive only while a message is unanswered.
  */
 export class WriterThread {
-  private readonly worker: Worker;
-  private readonly waiting = new Map<number, { resolve(): void; reject(err: Error): void }>();
-  private nextId = 1;
-  private dead?: Error;
+  private readonly calls: WorkerCalls;
 
   constructor(data: WriterData) {
-    this.worker = start(data);
-    this.worker.unref();
-    this.worker.on('message', (msg: FromWriter) => {
-      const w = this.waiting.get(msg.id);
-      if (!w) return;
-      this.settle(msg.id);
-      if (msg.ok) w.resolve();
-      else w.reject(new Error(msg.message));
-    });
-    const fail = (err: Error) => {
-      this.dead = err;
-      for (const [id, w] of this.waiting) {
-        this.settle(id);
-        w.reject(err);
-      }
-    };
-    this.worker.on('error', fail);
-    this.worker.on('exit', (code) => fail(new Error(`the ledger writer thread exited (code ${code})`)));
+    this.calls = new WorkerCalls(start(data), 'ledger writer thread');
   }
 
   /** False once the thread has failed or exited: the caller writes on its own connection instead. */
   get alive(): boolean {
-    return !this.dead;
+    return !this.calls.dead;
   }
 
   commit(path: string, rows: BatchRows): Promise<void> {
-    return this.send({ id: this.nextId++, path, rows });
+    return this.calls.call({ path, rows } satisfies WriterCall);
   }
 
   /** Closes the thread's connections (the last checkpoint is theirs) and ends it. */
   async close(): Promise<void> {
-    if (this.dead) return;
-    await this.send({ id: this.nextId++, close: true }).catch(() => {});
-    await this.worker.terminate();
-  }
-
-  private send(msg: ToWriter): Promise<void> {
-    if (this.dead) return Promise.reject(this.dead);
-    return new Promise<void>((resolve, reject) => {
-      if (this.waiting.size === 0) this.worker.ref();
-      this.waiting.set(msg.id, { resolve, reject });
-      this.worker.postMessage(msg);
-    });
-  }
-
-  private settle(id: number): void {
-    this.waiting.delete(id);
-    if (this.waiting.size === 0) this.worker.unref();
+    if (this.calls.dead) return;
+    await this.calls.call({ close: true } satisfies WriterCall).catch(() => {});
+    await this.calls.worker.terminate();
   }
 }

@@ -1,85 +1,48 @@
 import { availableParallelism } from 'node:os';
-import type { Worker } from 'node:worker_threads';
+import { WorkerCalls } from '../../../infra/worker-calls.ts';
 import { startWorker } from '../../../infra/worker-thread.ts';
-import type { HashAnswer, HashJob } from './protocol.ts';
+import type { Hashing } from './protocol.ts';
 
 /** The thread ends after this long without a job; the next login starts it again (a few milliseconds). */
 const IDLE_MS = 30_000;
 
-type Job = { op: 'hash'; plain: string; cost: number } | { op: 'verify'; plain: string; hash: string };
-
 /**
  * The main thread's end of one password hashing thread (entry.ts), started on the first job and ended when idle,
- * so an instance nobody logs into holds no thread. Jobs are answered in order; the thread keeps the process alive
- * only while a job is unanswered. If the thread fails, its jobs are refused and the next job starts a new one.
+ * so an instance nobody logs into holds no thread. If the thread fails, its jobs are refused and the next job
+ * starts a new one.
  */
 class HashThread {
-  private worker: Worker | undefined;
-  private readonly waiting = new Map<
-    number,
-    { resolve(v: string | boolean): void; reject(e: Error): void }
-  >();
-  private nextId = 1;
+  private calls: WorkerCalls<string | boolean> | undefined;
   private idle: NodeJS.Timeout | undefined;
 
   /** Jobs posted and not yet answered. */
   get pending(): number {
-    return this.waiting.size;
+    return this.calls?.pending ?? 0;
   }
 
-  run(job: Job): Promise<string | boolean> {
-    const worker = this.worker ?? this.start();
+  run(job: Hashing): Promise<string | boolean> {
+    if (!this.calls || this.calls.dead) {
+      const worker = startWorker(import.meta.url, 'password-worker', './entry.ts');
+      this.calls = new WorkerCalls(worker, 'password hashing thread', () => this.endWhenIdle());
+    }
     clearTimeout(this.idle);
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      if (this.waiting.size === 0) worker.ref();
-      this.waiting.set(id, { resolve, reject });
-      worker.postMessage({ id, ...job } as HashJob);
-    });
+    return this.calls.call(job);
   }
 
   /** Ends the thread now (its unanswered jobs are refused); the next job starts a new one. */
   async stop(): Promise<void> {
-    const worker = this.worker;
-    if (!worker) return;
+    const calls = this.calls;
+    this.calls = undefined;
     clearTimeout(this.idle);
-    await worker.terminate();
+    await calls?.worker.terminate();
   }
 
-  private start(): Worker {
-    const worker = startWorker(import.meta.url, 'password-worker', './entry.ts');
-    this.worker = worker;
-    worker.unref();
-    worker.on('message', (a: HashAnswer) => {
-      const w = this.waiting.get(a.id);
-      if (!w) return;
-      this.settle(a.id);
-      if (a.ok) w.resolve(a.value);
-      else w.reject(new Error(a.message));
-    });
-    const fail = (err: Error) => {
-      if (this.worker !== worker) return;
-      this.worker = undefined;
-      clearTimeout(this.idle);
-      for (const [id, w] of this.waiting) {
-        this.waiting.delete(id);
-        w.reject(err);
-      }
-    };
-    worker.on('error', fail);
-    worker.on('exit', (code) => fail(new Error(`the password hashing thread exited (code ${code})`)));
-    return worker;
-  }
-
-  private settle(id: number): void {
-    this.waiting.delete(id);
-    if (this.waiting.size > 0 || !this.worker) return;
-    this.worker.unref();
-    const worker = this.worker;
+  private endWhenIdle(): void {
+    const calls = this.calls;
     this.idle = setTimeout(() => {
-      if (this.worker !== worker || this.waiting.size > 0) return;
-      this.worker = undefined;
-      void worker.terminate();
+      if (this.calls !== calls || !calls || calls.pending > 0) return;
+      this.calls = undefined;
+      void calls.worker.terminate();
     }, IDLE_MS);
     this.idle.unref();
   }
@@ -95,7 +58,7 @@ class HashThreads {
     () => new HashThread(),
   );
 
-  run(job: Job): Promise<string | boolean> {
+  run(job: Hashing): Promise<string | boolean> {
     let best = this.threads[0];
     for (const t of this.threads) if (t.pending < best.pending) best = t;
     return best.run(job);
