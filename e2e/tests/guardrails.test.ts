@@ -50,7 +50,12 @@ describe('guardrail settings in the console', () => {
     await pick(2, 'type', '审核接口');
     await rules().nth(2).getByLabel('审核渠道 ID').fill('7');
     await rules().nth(2).getByRole('button', { name: '添加阈值' }).click();
-    await page.locator('#guardrailPolicies_policies_0_rules_2_thresholds_0_category').fill('violence');
+    const category = page.locator('#guardrailPolicies_policies_0_rules_2_thresholds_0_category');
+    await category.fill('violence');
+    // The category field suggests categories as it is typed; its list, opening late on a busy machine, could take
+    // the save click below for itself. Closed first, so the click reaches the button.
+    await category.press('Escape');
+    await expect.poll(() => page.locator('.ant-select-dropdown:visible').count()).toBe(0);
 
     await toastAfter(page, 'not a valid regular expression', () =>
       page.getByTestId('save-guardrail-policies').click(),
