@@ -19,6 +19,7 @@ import { copyFileSync, existsSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { migrate, openDatabase } from '../../server/src/db/index.ts';
+import { noteLiveRows } from '../../server/src/db/log-chunks/rollover.ts';
 import { insertLogs, type LogRow } from '../../server/src/ledger/log-insert.ts';
 import { MODELS, rng } from './rows.ts';
 import { seedLogRows, seedLogUsers } from './seed.ts';
@@ -32,6 +33,7 @@ const { values: args } = parseArgs({
     reseed: { type: 'boolean', default: false },
     path: { type: 'string', default: 'data/bench-row-cost.db' },
     'checkpoint-every': { type: 'string' },
+    'chunk-rows': { type: 'string' },
   },
 });
 
@@ -100,18 +102,24 @@ async function main() {
   const every = Number(args['checkpoint-every'] ?? 0);
   if (every) handle.sqlite?.pragma('wal_autocheckpoint = 0');
   let flushes = 0;
+  if (args['chunk-rows']) handle.logChunkRows = Number(args['chunk-rows']);
+  let closed = 0;
   const flush = async (rows: LogRow[]) => {
     await handle.db.transaction().execute((trx) => insertLogs(handle, trx, rows));
+    if (await noteLiveRows(handle, rows.length)) closed++;
     if (every && ++flushes % every === 0) handle.sqlite?.pragma('wal_checkpoint(PASSIVE)');
   };
   try {
     // Warm-up: the statements are prepared and the newest pages read once, as on a running gateway.
     for (let i = 0; i < 5; i++) await flush(liveRows(perFlush, Number(args.users), rand));
     const perRow: number[] = [];
+    let longest = 0;
     for (let i = 0; i < Number(args.flushes); i++) {
       const rows = liveRows(perFlush, Number(args.users), rand);
       const before = process.cpuUsage();
+      const started = performance.now();
       await flush(rows);
+      longest = Math.max(longest, performance.now() - started);
       const used = process.cpuUsage(before);
       perRow.push((used.user + used.system) / rows.length);
     }
@@ -121,6 +129,9 @@ async function main() {
     console.log(
       `row cost, ${Number(args.rows).toLocaleString('en')} rows, ${args.users} users, ${args.flushes} flushes of ${perFlush}: ` +
         `mean ${mean.toFixed(1)} us, median ${p(0.5).toFixed(1)} us, p90 ${p(0.9).toFixed(1)} us of CPU per row (load ${loadavg()[0].toFixed(1)})`,
+    );
+    console.log(
+      `  ${closed} chunk(s) closed and indexed within the run; longest flush ${longest.toFixed(0)} ms`,
     );
   } finally {
     await handle.close();

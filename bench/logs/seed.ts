@@ -1,5 +1,7 @@
 import { type Insertable, sql } from 'kysely';
 import type { Db } from '../../server/src/db/index.ts';
+import { LIVE } from '../../server/src/db/log-chunks/layout.ts';
+import { noteLiveRows } from '../../server/src/db/log-chunks/rollover.ts';
 import type { LogsTable } from '../../server/src/db/schema.ts';
 import { userRow } from '../../server/test/support/account-rows.ts';
 import { DAYS, makeRow, rng, USERS } from './rows.ts';
@@ -53,15 +55,8 @@ const PG_TYPES: Record<(typeof COLUMNS)[number], string> = {
 
 const BATCH = 10_000;
 
-/** The secondary indexes of `logs` as the migrations made them (name and the statement that creates it). */
+/** The secondary indexes of `logs` on PostgreSQL (name and the statement that creates it); MySQL is not seeded. */
 async function logIndexes(handle: Db): Promise<Array<{ name: string; ddl: string }>> {
-  if (handle.dialect === 'sqlite') {
-    const r = await sql<{ name: string; sql: string }>`
-      SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'logs' AND sql IS NOT NULL`.execute(
-      handle.db,
-    );
-    return r.rows.map((x) => ({ name: x.name, ddl: x.sql }));
-  }
   if (handle.dialect === 'postgres') {
     const r = await sql<{ indexname: string; indexdef: string }>`
       SELECT i.indexname, i.indexdef FROM pg_indexes i
@@ -78,13 +73,17 @@ function makeWriter(handle: Db): (rows: Row[]) => Promise<void> {
   if (handle.dialect === 'sqlite' && handle.sqlite) {
     const sqlite = handle.sqlite;
     const cols = COLUMNS.map((c) => `"${c}"`).join(', ');
+    // Into the live table, closed as an indexed chunk every LOG_CHUNK_ROWS rows, as the ledger writes it.
     const stmt = sqlite.prepare(
-      `INSERT INTO logs (${cols}) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')})`,
+      `INSERT INTO ${LIVE} (${cols}) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')})`,
     );
     const many = sqlite.transaction((rows: Row[]) => {
       for (const r of rows) stmt.run(r);
     });
-    return async (rows) => many(rows);
+    return async (rows) => {
+      many(rows);
+      await noteLiveRows(handle, rows.length);
+    };
   }
   if (handle.dialect === 'postgres') {
     // One statement per batch: a parameter per column holding an array, instead of one per value.
@@ -109,7 +108,8 @@ function makeWriter(handle: Db): (rows: Row[]) => Promise<void> {
  * as autovacuum / ANALYZE would on a live server.
  */
 export async function seedLogRows(handle: Db, rows: number, log = console.log): Promise<void> {
-  const indexes = await logIndexes(handle);
+  // On SQLite the chunks get their indexes as they close (db/log-chunks/).
+  const indexes = handle.sqlite ? [] : await logIndexes(handle);
   for (const ix of indexes) await sql`DROP INDEX ${sql.ref(ix.name)}`.execute(handle.db);
 
   const write = makeWriter(handle);
@@ -140,8 +140,8 @@ export async function seedLogRows(handle: Db, rows: number, log = console.log): 
     for (const ix of indexes) await sql.raw(ix.ddl).execute(conn);
   });
   log(`  ${indexes.length} indexes built in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  // SQLite's chunks run without statistics, as the gateway leaves them.
   if (handle.dialect === 'postgres') await sql`VACUUM ANALYZE logs`.execute(handle.db);
-  else if (handle.dialect === 'sqlite') await sql`ANALYZE`.execute(handle.db);
 }
 
 /** Users user1..userN with the ids the log rows carry, plus an administrator; returns the admin's id. */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { DEFAULT_LOG_CHUNK_ROWS } from './db/log-chunks/layout.ts';
 import { allowListLines, invalidAllowEntries } from './infra/ip-allow.ts';
 
 /** Every environment variable the server reads, in one place. The README lists them with these defaults. */
@@ -11,6 +12,8 @@ export interface Config {
   sqliteCacheMb: number;
   /** Whether the ledger's writes and WAL checkpoints on a SQLite file run on a thread of their own (SQLITE_WRITER_THREAD). */
   sqliteWriterThread: boolean;
+  /** Usage log rows the live table takes on SQLite before it is closed as an indexed chunk (LOG_CHUNK_ROWS). */
+  logChunkRows: number;
   logSqlDsn: string;
   redisConnString: string;
   sessionSecret: string;
@@ -97,6 +100,7 @@ export function loadConfig(env: Env = process.env): Config {
     sqlitePath: env.SQLITE_PATH?.trim() || './data/gateway.db',
     sqliteCacheMb: positive(env, 'SQLITE_CACHE_MB', DEFAULT_SQLITE_CACHE_MB),
     sqliteWriterThread: bool(env, 'SQLITE_WRITER_THREAD', true),
+    logChunkRows: positive(env, 'LOG_CHUNK_ROWS', DEFAULT_LOG_CHUNK_ROWS),
     logSqlDsn: env.LOG_SQL_DSN?.trim() ?? '',
     redisConnString: env.REDIS_CONN_STRING?.trim() ?? '',
     sessionSecret,

@@ -39,6 +39,7 @@ export async function createContext(config: Config, log?: Logger): Promise<AppCo
   const logDb = config.logSqlDsn
     ? await openDatabase(config.logSqlDsn, config.sqlitePath, config.sqliteCacheMb)
     : db;
+  db.logChunkRows = logDb.logChunkRows = config.logChunkRows;
   if (config.nodeType === 'master') {
     await migrate(db);
     if (logDb !== db) await migrate(logDb);

@@ -138,7 +138,12 @@ describe('ledger writer thread (SQLite)', () => {
     const { ctx } = await setup(path);
     ctx.db.sqlite?.pragma('wal_autocheckpoint = 0');
     ctx.db.sqlite?.pragma('wal_checkpoint(TRUNCATE)');
-    const thread = new WriterThread({ cacheMb: 2, checkpointEveryMs: 3_600_000, checkpointAfterRows: 20 });
+    const thread = new WriterThread({
+      cacheMb: 2,
+      logChunkRows: 500_000,
+      checkpointEveryMs: 3_600_000,
+      checkpointAfterRows: 20,
+    });
     const log = (i: number): LogRow => ({
       ...consumeLogRow({
         user_id: 1,

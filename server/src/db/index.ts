@@ -10,6 +10,7 @@ import {
 } from 'kysely';
 import { DEFAULT_SQLITE_CACHE_MB } from '../config.ts';
 import { type DialectName, dialectOf, parseMysqlDsn } from './dialect.ts';
+import { setUpLogChunks } from './log-chunks/rollover.ts';
 import * as m001 from './migrations/001_init.ts';
 import * as m002 from './migrations/002_sessions.ts';
 import * as m003 from './migrations/003_username_key.ts';
@@ -25,6 +26,7 @@ import * as m012 from './migrations/012_token_rate_limits.ts';
 import * as m013 from './migrations/013_audit_log.ts';
 import * as m014 from './migrations/014_token_response_cache.ts';
 import * as m015 from './migrations/015_channel_compat.ts';
+import * as m016 from './migrations/016_log_extent.ts';
 import type { Database } from './schema.ts';
 import { SharedFileSqliteDialect } from './sqlite-dialect.ts';
 
@@ -38,6 +40,8 @@ export interface Db {
   sqlite?: import('better-sqlite3').Database;
   /** The SQLite file (or ':memory:') under `sqlite`. */
   path?: string;
+  /** On SQLite, how many usage log rows the live table takes before it is closed as a chunk (LOG_CHUNK_ROWS). */
+  logChunkRows?: number;
   close(): Promise<void>;
 }
 
@@ -57,6 +61,7 @@ const MIGRATIONS: Record<string, { up(db: Kysely<any>, dialect: DialectName): Pr
   '013_audit_log': m013,
   '014_token_response_cache': m014,
   '015_channel_compat': m015,
+  '016_log_extent': m016,
 };
 
 /**
@@ -126,4 +131,5 @@ export async function migrate(handle: Db): Promise<void> {
   const migrator = new Migrator({ db: handle.db, provider });
   const { error } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
+  if (handle.sqlite) setUpLogChunks(handle.sqlite);
 }

@@ -316,6 +316,13 @@ export interface ChannelCompatRunsTable {
   results: string;
 }
 
+/** The usage log's extremes, each from an index end (view, migration 016; on SQLite db/log-chunks/view.ts). */
+export interface LogsExtentView {
+  max_id: number | null;
+  min_created_at: number | null;
+  max_created_at: number | null;
+}
+
 export interface Database {
   users: UsersTable;
   tokens: TokensTable;
@@ -324,6 +331,7 @@ export interface Database {
   options: OptionsTable;
   redemptions: RedemptionsTable;
   logs: LogsTable;
+  logs_extent: LogsExtentView;
   midjourneys: MidjourneysTable;
   tasks: TasksTable;
   top_ups: TopUpsTable;

@@ -15,10 +15,10 @@ import {
  */
 export const BUSY_WAIT_MS = 60_000;
 
-const isBusy = (err: unknown) =>
+export const isBusy = (err: unknown) =>
   typeof (err as { code?: unknown })?.code === 'string' &&
   (err as { code: string }).code.startsWith('SQLITE_BUSY');
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * A connection whose statements, refused because another connection (the ledger's writer thread) holds the

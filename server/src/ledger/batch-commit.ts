@@ -1,4 +1,5 @@
 import type { Db } from '../db/index.ts';
+import { noteLiveRows } from '../db/log-chunks/rollover.ts';
 import { applyDeltas, type DeltaTable } from './account-deltas.ts';
 import { type SpendRow, writeSpends } from './budget/spends.ts';
 import { insertLogs, type LogRow } from './log-insert.ts';
@@ -33,7 +34,10 @@ export interface BatchRows {
   logs: LogRow[];
 }
 
-/** Writes one flush to `db` in one transaction: all of it is committed or none of it. */
+/**
+ * Writes one flush to `db` in one transaction: all of it is committed or none of it. On SQLite the usage log's
+ * live table is then closed as a chunk once full (db/log-chunks/), on the connection that writes it.
+ */
 export async function commitBatch(db: Db, rows: BatchRows): Promise<void> {
   await db.db.transaction().execute(async (trx) => {
     await applyDeltas(db, trx, USERS, rows.users);
@@ -42,4 +46,7 @@ export async function commitBatch(db: Db, rows: BatchRows): Promise<void> {
     await applyDeltas(db, trx, CHANNELS, rows.channels);
     await insertLogs(db, trx, rows.logs);
   });
+  // The batch is committed whatever happens here: a rollover refused now is tried again after the next commit,
+  // and a chunk whose indexes were not all built gets the rest at the next start.
+  if (db.sqlite && rows.logs.length > 0) await noteLiveRows(db, rows.logs.length).catch(() => {});
 }

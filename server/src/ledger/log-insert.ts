@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { bulkInsert } from '../db/bulk-insert.ts';
 import type { Database, Db } from '../db/index.ts';
+import { LIVE } from '../db/log-chunks/layout.ts';
 import type { LogsTable } from '../db/schema.ts';
 
 /** One usage log row as the relay writes it (every column but the id). */
@@ -30,8 +31,8 @@ const COLUMNS: Array<keyof LogRow & string> = [
 ];
 
 /**
- * Inserts usage log rows inside the transaction `trx`: on SQLite 64 rows per reused prepared statement, with a
+ * Inserts usage log rows inside the transaction `trx` (on SQLite into the live table, db/log-chunks/): on SQLite 64 rows per reused prepared statement, with a
  * turn of the event loop every 4 ms of inserts (db/bulk-insert.ts).
  */
 export const insertLogs = (target: Db, trx: Kysely<Database>, rows: LogRow[]): Promise<void> =>
-  bulkInsert(target, trx, 'logs', COLUMNS, rows);
+  bulkInsert(target, trx, target.sqlite ? LIVE : 'logs', COLUMNS, rows);

@@ -204,6 +204,7 @@ export class LedgerWriter {
     }
     this.thread ??= new WriterThread({
       cacheMb: this.ctx.config.sqliteCacheMb,
+      logChunkRows: this.ctx.config.logChunkRows,
       checkpointEveryMs: CHECKPOINT_EVERY_MS,
       checkpointAfterRows: CHECKPOINT_AFTER_ROWS,
     });

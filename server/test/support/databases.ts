@@ -174,15 +174,16 @@ const READY = 'zz_template_ready';
 /**
  * MySQL has no CREATE DATABASE ... TEMPLATE; the cheapest equivalent is a migrated template database whose
  * tables are copied with `CREATE TABLE ... LIKE` (columns, indexes, charset) and `INSERT ... SELECT` (the
- * migration bookkeeping): a fraction of a second against several seconds of migrations' DDL. The first
- * process that needs it builds it under GET_LOCK; returns the tables to copy.
+ * migration bookkeeping): a fraction of a second against several seconds of migrations' DDL; views are made
+ * again from their definitions. The first process that needs it builds it under GET_LOCK; returns the tables
+ * to copy.
  */
 const mysqlTemplate = () =>
   once('mysql', () =>
     mysqlAdmin(async (c) => {
       const tables = async () => {
         const [rows] = await c.query(
-          'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = ? ORDER BY table_name',
+          "SELECT table_name AS t FROM information_schema.tables WHERE table_schema = ? AND table_type = 'BASE TABLE' ORDER BY table_name",
           [TEMPLATE],
         );
         return (rows as Array<{ t: string }>).map((r) => r.t);
@@ -222,6 +223,15 @@ const mysql: TestDatabase = {
       async (c) => {
         await c.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4`);
         if (copy) await c.query(copy);
+        if (!opts?.migrated) return;
+        const [views] = await c.query(
+          'SELECT table_name AS t, view_definition AS d FROM information_schema.views WHERE table_schema = ?',
+          [TEMPLATE],
+        );
+        for (const v of views as Array<{ t: string; d: string }>)
+          await c.query(
+            `CREATE VIEW ${name}.\`${v.t}\` AS ${v.d.replaceAll(`\`${TEMPLATE}\`.`, `\`${name}\`.`)}`,
+          );
       },
       { multipleStatements: true },
     );

@@ -13,11 +13,12 @@ const port = parentPort;
 if (!port) throw new Error('the ledger writer thread runs as a worker');
 // A flush can wait a few milliseconds; a request should not wait for a flush where both share a core.
 lowerThisThreadPriority();
-const { cacheMb, checkpointEveryMs, checkpointAfterRows } = workerData as WriterData;
+const { cacheMb, logChunkRows, checkpointEveryMs, checkpointAfterRows } = workerData as WriterData;
 const handles = new Map<string, Promise<Db>>();
 
 async function open(path: string): Promise<Db> {
   const db = await openDatabase('', path, cacheMb);
+  db.logChunkRows = logChunkRows;
   // Checkpoints are run below, after the commit has been answered, never inside a commit.
   db.sqlite?.pragma('wal_autocheckpoint = 0');
   return db;

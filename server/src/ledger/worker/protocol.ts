@@ -12,6 +12,8 @@ export type FromWriter = WorkerAnswer<void>;
 /** What the writer thread is started with. */
 export interface WriterData {
   cacheMb: number;
+  /** LOG_CHUNK_ROWS: the thread closes the usage log's live table as a chunk once it holds this many rows. */
+  logChunkRows: number;
   /**
    * How often the thread checkpoints the WAL: after a commit once this long has passed since the last
    * checkpoint, and on a timer when it has committed nothing (console writes grow the WAL too).

@@ -41,29 +41,17 @@ const running = new WeakMap<AppContext, Promise<unknown>>();
 
 async function runExport(ctx: AppContext, now: number): Promise<{ since: number; buckets: number; hourly: number }> {
   const logDb = ctx.logDb.db;
-  // Separate statements: SQLite answers a lone min() or max() from an index end, two together by a full scan.
-  const [mark, top, oldest, newest] = await Promise.all([
+  const [mark, extent] = await Promise.all([
     readHourlyMark(logDb),
-    logDb
-      .selectFrom('logs')
-      .select((eb) => eb.fn.max('id').as('id'))
-      .executeTakeFirst(),
-    logDb
-      .selectFrom('logs')
-      .select((eb) => eb.fn.min('created_at').as('t'))
-      .executeTakeFirst(),
-    logDb
-      .selectFrom('logs')
-      .select((eb) => eb.fn.max('created_at').as('t'))
-      .executeTakeFirst(),
+    logDb.selectFrom('logs_extent').selectAll().executeTakeFirst(),
   ]);
-  if (top?.id === null || top?.id === undefined) return { since: now, buckets: 0, hourly: 0 };
-  const upTo = Number(top.id);
+  if (extent?.max_id === null || extent?.max_id === undefined) return { since: now, buckets: 0, hourly: 0 };
+  const upTo = Number(extent.max_id);
   const since = Math.max(
     await windowStart(logDb, ctx.logDb.dialect, mark, upTo),
     // Buckets older than the oldest log row left are kept as they are: retention (or an admin's cleanup) deleted
     // their rows, and rebuilding them from nothing would erase the dashboard's history.
-    hourOf(Number(oldest?.t ?? 0)),
+    hourOf(Number(extent.min_created_at ?? 0)),
   );
   // The first run (an upgrade) builds all of log_hourly, but rebuilds quota_data only from where it stopped:
   // millions of per-user buckets would hold the write lock for minutes on SQLite.
@@ -87,7 +75,7 @@ async function runExport(ctx: AppContext, now: number): Promise<{ since: number;
   const hourly = bucketWriter(ctx.logDb, LOG_HOURLY, since, !mark, (trx) =>
     writeHourlyMark(trx, { lastId: upTo, ranAt: now }),
   );
-  const end = Math.max(now, Number(newest?.t ?? 0));
+  const end = Math.max(now, Number(extent.max_created_at ?? 0));
   const pace = slicePaceFor(ctx.logDb.dialect);
   // Where the next `rows` rows of the log end, from the (created_at, id) index: a walk of that many entries.
   const bound: RowBound = async (from, rows) => {

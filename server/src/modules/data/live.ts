@@ -24,10 +24,7 @@ export async function unexportedRows(
   const logDb = ctx.logDb.db;
   const [mark, top] = await Promise.all([
     readHourlyMark(logDb),
-    logDb
-      .selectFrom('logs')
-      .select((eb) => eb.fn.max('id').as('id'))
-      .executeTakeFirst(),
+    logDb.selectFrom('logs_extent').select('max_id as id').executeTakeFirst(),
   ]);
   const lastId = mark?.lastId ?? 0;
   if (Number(top?.id ?? 0) - lastId > MAX_UNEXPORTED) return [];

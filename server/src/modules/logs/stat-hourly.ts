@@ -27,10 +27,7 @@ const none: ConsumeSums = { quota: 0, prompt_tokens: 0, completion_tokens: 0 };
 export async function hourlySums(handle: Db, f: LogFilter): Promise<ConsumeSums | undefined> {
   if (f.user_id !== undefined || f.username || f.token_name || f.channel || f.group) return undefined;
   const db = handle.db;
-  const oldest = await db
-    .selectFrom('logs')
-    .select((eb) => eb.fn.min('created_at').as('t'))
-    .executeTakeFirst();
+  const oldest = await db.selectFrom('logs_extent').select('min_created_at as t').executeTakeFirst();
   if (oldest?.t === null || oldest?.t === undefined) return undefined;
   const lo = Math.max(f.start_timestamp ?? 0, Number(oldest.t));
   const hi = f.end_timestamp || Number.POSITIVE_INFINITY;
@@ -52,10 +49,7 @@ export async function hourlySums(handle: Db, f: LogFilter): Promise<ConsumeSums 
         .where('source', '=', HOURLY_MARK.source)
         .where('entity', '=', HOURLY_MARK.entity)
         .as('mark'),
-      eb
-        .selectFrom('logs')
-        .select((e) => e.fn.max('id').as('top'))
-        .as('top'),
+      eb.selectFrom('logs_extent').select('max_id').as('top'),
     ])
     .where('created_at', '>=', first);
   if (Number.isFinite(stop)) buckets = buckets.where('created_at', '<', stop);

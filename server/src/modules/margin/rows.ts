@@ -73,10 +73,7 @@ async function loggedRows(handle: Db, f: LogFilter): Promise<MarginRow[]> {
  */
 async function hourlyRows(handle: Db, f: LogFilter): Promise<MarginRow[] | undefined> {
   const db = handle.db;
-  const oldest = await db
-    .selectFrom('logs')
-    .select((eb) => eb.fn.min('created_at').as('t'))
-    .executeTakeFirst();
+  const oldest = await db.selectFrom('logs_extent').select('min_created_at as t').executeTakeFirst();
   if (oldest?.t === null || oldest?.t === undefined) return [];
   const lo = Math.max(f.start_timestamp ?? 0, Number(oldest.t));
   const hi = f.end_timestamp || Number.POSITIVE_INFINITY;
@@ -97,10 +94,7 @@ async function hourlyRows(handle: Db, f: LogFilter): Promise<MarginRow[] | undef
     })
     .select((eb) => [
       'm.last_id as mark',
-      eb
-        .selectFrom('logs')
-        .select((e) => e.fn.max('id').as('top'))
-        .as('top'),
+      eb.selectFrom('logs_extent').select('max_id').as('top'),
       'b.created_at as hour',
       'b.channel_id',
       'b.model_name',

@@ -1,4 +1,6 @@
 import type { AppContext } from '../../context.ts';
+import { onSqlite } from '../../db/log-chunks/connection.ts';
+import { dropChunksBefore } from '../../db/log-chunks/delete.ts';
 import { DEFAULT_PACE, type PurgePace, type PurgeSource, purgeInBatches, type Rest } from './purge.ts';
 import { expiredAudit, expiredLogs, finishedTasks } from './targets.ts';
 
@@ -48,7 +50,12 @@ export async function runRetention(
         'retention: expired rows deleted',
       );
   };
-  if (logDays > 0) await purge('logs', expiredLogs(ctx.logDb, retentionCutoff(now, logDays)));
+  if (logDays > 0) {
+    const cutoff = retentionCutoff(now, logDays);
+    const dropped = ctx.logDb.sqlite ? await onSqlite(ctx.logDb, (s) => dropChunksBefore(s, cutoff)) : 0;
+    await purge('logs', expiredLogs(ctx.logDb, cutoff));
+    result.logs += dropped;
+  }
   if (taskDays > 0) {
     const cutoff = retentionCutoff(now, taskDays);
     await purge('midjourneys', finishedTasks(ctx.db, 'midjourneys', cutoff * 1000));

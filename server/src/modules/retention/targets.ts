@@ -1,9 +1,14 @@
 import type { Db } from '../../db/index.ts';
+import { onSqlite } from '../../db/log-chunks/connection.ts';
+import { deleteRowIds } from '../../db/log-chunks/delete.ts';
 import type { PurgeSource } from './purge.ts';
 
 const ids = (rows: Array<{ id: number | string }>) => rows.map((r) => Number(r.id));
 
-/** Usage log rows written before `cutoff` (unix seconds), through the (created_at, id) index. */
+/**
+ * Usage log rows written before `cutoff` (unix seconds), through the (created_at, id) index. On SQLite the
+ * chunks wholly before it are dropped first (`dropChunksBefore`, in runRetention); these are what is left.
+ */
 export function expiredLogs(logDb: Db, cutoff: number): PurgeSource {
   return {
     nextIds: async (limit) =>
@@ -17,7 +22,10 @@ export function expiredLogs(logDb: Db, cutoff: number): PurgeSource {
           .limit(limit)
           .execute(),
       ),
-    remove: (batch) => logDb.db.deleteFrom('logs').where('id', 'in', batch).execute(),
+    remove: async (batch) =>
+      logDb.sqlite
+        ? onSqlite(logDb, (sqlite) => deleteRowIds(sqlite, batch))
+        : logDb.db.deleteFrom('logs').where('id', 'in', batch).execute(),
   };
 }
 
