@@ -12,9 +12,11 @@ interface Extent {
 /** Each table's id range (rowid ends) and newest row ((created_at, id) index end): no scan. */
 function extents(sqlite: Sqlite): Extent[] {
   return [...chunkTables(sqlite), LIVE].map((table) => {
+    // One subquery per extreme: SQLite answers a lone min() or max() from an index end, two together by a scan.
+    const t = quote(table);
     const r = sqlite
       .prepare(
-        `SELECT min(id) AS minId, max(id) AS maxId, (SELECT max(created_at) FROM ${quote(table)}) AS newest FROM ${quote(table)}`,
+        `SELECT (SELECT min(id) FROM ${t}) AS minId, (SELECT max(id) FROM ${t}) AS maxId, (SELECT max(created_at) FROM ${t}) AS newest`,
       )
       .get() as Omit<Extent, 'table'>;
     return { table, ...r };
@@ -26,9 +28,9 @@ function extents(sqlite: Sqlite): Extent[] {
  * view's rebuild; returns how many rows went. Whole chunks go without touching their rows or indexes row by row.
  */
 export function dropChunksBefore(sqlite: Sqlite, before: number): number {
-  const expired = extents(sqlite).filter((e) => e.table !== LIVE && e.newest !== null && e.newest < before);
-  const empty = extents(sqlite).filter((e) => e.table !== LIVE && e.maxId === null);
-  const going = [...expired, ...empty];
+  const closed = extents(sqlite).filter((e) => e.table !== LIVE);
+  const expired = closed.filter((e) => e.newest !== null && e.newest < before);
+  const going = [...expired, ...closed.filter((e) => e.maxId === null)];
   if (going.length === 0) return 0;
   let rows = 0;
   sqlite.transaction(() => {
