@@ -54,10 +54,7 @@ if (process.env.MIX_SLOW_SQL && ctx.db.sqlite)
   traceSlowStatements(ctx.db.sqlite, Number(process.env.MIX_SLOW_SQL), () => phase);
 const db = ctx.db.db;
 const now = Math.floor(Date.now() / 1000);
-const seededTop = await db
-  .selectFrom('logs')
-  .select((eb) => eb.fn.max('id').as('id'))
-  .executeTakeFirst();
+const seededTop = await db.selectFrom('logs_extent').select('max_id as id').executeTakeFirst();
 // The seeded log names users 1..1000; the mix's users are new rows after them.
 const password = await hashPassword('mix-password');
 const users = Array.from({ length: USERS }, (_, i) =>

@@ -5,6 +5,7 @@ import { type Db, migrate, openDatabase } from './db/index.ts';
 import { type Bus, createBus } from './infra/bus.ts';
 import type { Metrics } from './infra/metrics/metrics.ts';
 import { startTracing } from './infra/tracing/provider.ts';
+import { closeWriterThread } from './ledger/worker/shared-thread.ts';
 import { createRevokedSessions, type RevokedSessions } from './modules/auth/revoked-sessions.ts';
 import { createOptionStore, type OptionStore } from './modules/options/store.ts';
 import { createUserCache, type UserCache } from './modules/users/cache.ts';
@@ -68,7 +69,7 @@ export async function createContext(config: Config, log?: Logger): Promise<AppCo
   const stopTracing = await startTracing(config);
   if (stopTracing) hooks.push(stopTracing);
   let closed = false;
-  return {
+  const ctx: AppContext = {
     config,
     db,
     logDb,
@@ -90,6 +91,8 @@ export async function createContext(config: Config, log?: Logger): Promise<AppCo
           logger.error({ err }, 'shutdown hook failed');
         }
       }
+      // After the hooks: the ledger's last flush and the background jobs they wait for run on it.
+      await closeWriterThread(ctx);
       sessions.stop();
       await bus.close();
       redis?.disconnect();
@@ -98,4 +101,5 @@ export async function createContext(config: Config, log?: Logger): Promise<AppCo
       await db.close();
     },
   };
+  return ctx;
 }

@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Database as Sqlite } from 'better-sqlite3';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
@@ -9,6 +10,7 @@ import { CHUNK_INDEXES, chunkTables, LIVE } from '../src/db/log-chunks/layout.ts
 import { Balance } from '../src/ledger/balance.ts';
 import type { LogRow } from '../src/ledger/log-insert.ts';
 import { LedgerWriter } from '../src/ledger/writer.ts';
+import { exportQuotaData } from '../src/modules/data/export.ts';
 import { deleteLogsBefore, listLogs, statLogs } from '../src/modules/logs/store.ts';
 import { runRetention } from '../src/modules/retention/job.ts';
 import { consumeLogRow } from './support/console-rows.ts';
@@ -27,12 +29,13 @@ describe('usage log chunks (SQLite)', () => {
   const DAY = 86_400;
   const now = Math.floor(Date.now() / 1000);
 
-  async function start(path: string, chunkRows = 50) {
+  async function start(path: string, chunkRows = 50, env: Record<string, string> = {}) {
     const config = loadConfig({
       SQLITE_PATH: path,
       SESSION_SECRET: 'log-chunks',
       BATCH_UPDATE_INTERVAL: '3600',
       LOG_CHUNK_ROWS: String(chunkRows),
+      ...env,
     });
     const ctx = await createContext(config, pino({ level: 'silent' }));
     open.push(ctx);
@@ -170,8 +173,58 @@ describe('usage log chunks (SQLite)', () => {
     const left = await listLogs(ctx.logDb, {}, 1, 100);
     expect(left.total).toBe(140 - result.logs);
 
-    const removed = await deleteLogsBefore(ctx.logDb, now + 1);
+    const removed = await deleteLogsBefore(ctx, now + 1);
     expect(removed).toBe(left.total);
     expect((await listLogs(ctx.logDb, {}, 1, 10)).total).toBe(0);
+  });
+
+  /** Records the writes to the usage log's tables and the dashboard buckets made on this thread's connection. */
+  function recordLogWrites(sqlite: Sqlite): string[] {
+    const seen: string[] = [];
+    const note = (source: string) => {
+      if (/^\s*(insert|delete|drop)\b.*\b(logs_c\d+|logs_live|logs|quota_data|log_hourly)\b/is.test(source))
+        seen.push(source.replace(/\s+/g, ' ').slice(0, 60));
+    };
+    const prepare = sqlite.prepare.bind(sqlite);
+    const exec = sqlite.exec.bind(sqlite);
+    sqlite.prepare = ((source: string) => {
+      note(source);
+      return prepare(source);
+    }) as typeof sqlite.prepare;
+    sqlite.exec = ((source: string) => {
+      note(source);
+      return exec(source);
+    }) as typeof sqlite.exec;
+    return seen;
+  }
+
+  it.each([
+    ['the writer thread', 'true'],
+    ['the main connection when the thread is off', 'false'],
+  ])('runs the dashboard export and the log deletions on %s', async (_, thread) => {
+    const ctx = await start(tmpDb(), 50, { SQLITE_WRITER_THREAD: thread });
+    // Rows 0-59 ten days old (one chunk), 60-139 of the last two hours.
+    await writeRows(ctx, 140, 20, (i) => (i < 60 ? now - 10 * DAY : now - (139 - i) * 60));
+    const onMain = recordLogWrites(ctx.db.sqlite!);
+
+    const exported = await exportQuotaData(ctx);
+    expect(exported.buckets).toBeGreaterThan(0);
+    const buckets = await ctx.db.db
+      .selectFrom('quota_data')
+      .select((eb) => [eb.fn.sum<number>('quota').as('quota'), eb.fn.sum<number>('count').as('count')])
+      .executeTakeFirstOrThrow();
+    expect([Number(buckets.quota), Number(buckets.count)]).toEqual([1400, 140]);
+
+    await ctx.options.set('LogRetentionDays', '5');
+    expect((await runRetention(ctx, { rest: async () => {} })).logs).toBe(60);
+    expect(await deleteLogsBefore(ctx, now + 1)).toBe(80);
+    expect((await listLogs(ctx.logDb, {}, 1, 10)).total).toBe(0);
+
+    if (thread === 'true') expect(onMain).toEqual([]);
+    else {
+      expect(onMain.some((s) => /insert into "quota_data"/i.test(s))).toBe(true);
+      expect(onMain.some((s) => /^DROP TABLE "logs_c2"/.test(s))).toBe(true);
+      expect(onMain.some((s) => /^DELETE FROM "logs_live"/.test(s))).toBe(true);
+    }
   });
 });

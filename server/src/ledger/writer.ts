@@ -4,15 +4,7 @@ import type { Balance } from './balance.ts';
 import { type BatchRows, commitBatch } from './batch-commit.ts';
 import { applyWritten, type Spend, spendRows } from './budget/spends.ts';
 import type { LogRow } from './log-insert.ts';
-import { WriterThread } from './worker/thread.ts';
-
-/**
- * The writer thread's WAL checkpoints: at most every 5 s, or sooner once 10,000 log rows were written since the
- * last (the WAL then holds a few tens of MB at most). Per commit, they cost a busy multi-user log about a fifth
- * of its rows' CPU (README, Under real traffic).
- */
-const CHECKPOINT_EVERY_MS = 5000;
-const CHECKPOINT_AFTER_ROWS = 10_000;
+import { writerThreadFor } from './worker/shared-thread.ts';
 
 /** One settled request, waiting to be written. */
 export interface Charge {
@@ -48,10 +40,6 @@ export class LedgerWriter {
   /** Incremented when a flush starts and when it ends: a reload that saw it change must read again. */
   epoch = 0;
   busy = false;
-  private thread?: WriterThread;
-  private threadFailed = false;
-  /** The databases whose writes and checkpoints the thread has taken over. */
-  private readonly threadDbs = new Set<Db>();
 
   constructor(private readonly ctx: AppContext) {
     const every = Math.max(0.05, ctx.config.batchUpdateIntervalSec) * 1000;
@@ -61,7 +49,6 @@ export class LedgerWriter {
     ctx.onClose(async () => {
       clearInterval(this.timer);
       await this.flush();
-      await this.thread?.close();
     });
   }
 
@@ -181,37 +168,9 @@ export class LedgerWriter {
       await this.commit(this.ctx.logDb, { users: [], tokens: [], channels: [], spends: [], logs });
   }
 
-  /** One transaction on `db`: on the writer thread when `db` is a SQLite file, else on this thread. */
+  /** One transaction on `db`: on the SQLite writer thread when `db` is a file it writes, else on this thread. */
   private commit(db: Db, rows: BatchRows): Promise<void> {
-    const thread = this.threadFor(db);
+    const thread = writerThreadFor(this.ctx, db);
     return thread && db.path ? thread.commit(db.path, rows) : commitBatch(db, rows);
-  }
-
-  /**
-   * The SQLite writer thread (worker/), started on the first write to a SQLite file unless SQLITE_WRITER_THREAD
-   * is off. An in-memory database cannot be opened by a second connection, so it is written here, as on
-   * PostgreSQL and MySQL. While the thread writes a file, the thread also checkpoints its WAL, so this thread's
-   * connection stops doing it at the end of its own commits; if the thread dies, writing comes back here.
-   */
-  private threadFor(db: Db): WriterThread | undefined {
-    if (!db.sqlite || !db.path || db.path === ':memory:' || !this.ctx.config.sqliteWriterThread) return;
-    if (this.threadFailed) return;
-    if (this.thread && !this.thread.alive) {
-      this.ctx.log.error('the ledger writer thread stopped; writing on the main connection');
-      this.threadFailed = true;
-      for (const handed of this.threadDbs) handed.sqlite?.pragma('wal_autocheckpoint = 1000');
-      return;
-    }
-    this.thread ??= new WriterThread({
-      cacheMb: this.ctx.config.sqliteCacheMb,
-      logChunkRows: this.ctx.config.logChunkRows,
-      checkpointEveryMs: CHECKPOINT_EVERY_MS,
-      checkpointAfterRows: CHECKPOINT_AFTER_ROWS,
-    });
-    if (!this.threadDbs.has(db)) {
-      db.sqlite.pragma('wal_autocheckpoint = 0');
-      this.threadDbs.add(db);
-    }
-    return this.thread;
   }
 }

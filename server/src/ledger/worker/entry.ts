@@ -1,13 +1,18 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { type Db, openDatabase } from '../../db/index.ts';
+import { onSqlite } from '../../db/log-chunks/connection.ts';
+import { runLogJob } from '../../db/log-chunks/jobs.ts';
 import { lowerThisThreadPriority } from '../../infra/os/thread-priority.ts';
+import { runExport } from '../../modules/data/rebuild.ts';
+import { THREAD_SLICES } from '../../modules/data/slices.ts';
 import { commitBatch } from '../batch-commit.ts';
-import type { FromWriter, ToWriter, WriterData } from './protocol.ts';
+import type { ExportCall, FromWriter, ToWriter, WriterData } from './protocol.ts';
 
 /*
  * The SQLite writer thread: its own better-sqlite3 connection per database file, on which it runs the ledger
- * writer's transactions and the WAL checkpoints, so neither stalls the main thread's event loop. Messages are
- * handled one at a time, in order.
+ * writer's transactions, the usage log's deletions, the dashboard export and the WAL checkpoints, so none of
+ * them stalls the main thread's event loop. Commits and deletions are handled one at a time, in order; the
+ * export runs beside them, in slices, its statements taking turns with theirs on the connection.
  */
 const port = parentPort;
 if (!port) throw new Error('the ledger writer thread runs as a worker');
@@ -55,6 +60,17 @@ async function closeAll(): Promise<void> {
 
 const answer = (msg: FromWriter) => port.postMessage(msg);
 let queue = Promise.resolve();
+const exports = new Set<Promise<unknown>>();
+
+async function exportQuotaData(id: number, call: ExportCall): Promise<void> {
+  try {
+    const dbs = { db: await handle(call.dbPath), logDb: await handle(call.logPath) };
+    answer({ id, ok: true, value: await runExport(dbs, call.now, THREAD_SLICES) });
+  } catch (err) {
+    answer({ id, ok: false, message: err instanceof Error ? err.message : String(err) });
+  }
+}
+
 let committedSinceTick = false;
 const timer = setInterval(() => {
   if (!committedSinceTick) queue = queue.then(() => checkpoint().catch(() => {}));
@@ -64,12 +80,28 @@ const checkpointDue = () =>
   performance.now() - lastCheckpoint >= checkpointEveryMs || rowsSinceCheckpoint >= checkpointAfterRows;
 
 port.on('message', (msg: ToWriter) => {
+  if ('export' in msg) {
+    const run = exportQuotaData(msg.id, msg.export);
+    exports.add(run);
+    void run.finally(() => exports.delete(run));
+    return;
+  }
   queue = queue.then(async () => {
     if ('close' in msg) {
       clearInterval(timer);
+      await Promise.allSettled(exports);
       await closeAll().catch(() => {});
       answer({ id: msg.id, ok: true });
       port.close();
+      return;
+    }
+    if ('job' in msg) {
+      try {
+        const db = await handle(msg.path);
+        answer({ id: msg.id, ok: true, value: await onSqlite(db, (sqlite) => runLogJob(sqlite, msg.job)) });
+      } catch (err) {
+        answer({ id: msg.id, ok: false, message: err instanceof Error ? err.message : String(err) });
+      }
       return;
     }
     try {

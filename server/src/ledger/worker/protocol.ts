@@ -1,13 +1,30 @@
+import type { LogJob } from '../../db/log-chunks/jobs.ts';
 import type { WorkerAnswer } from '../../infra/worker-calls.ts';
 import type { BatchRows } from '../batch-commit.ts';
 
 /** What the main thread posts to the SQLite writer thread. */
 export type ToWriter = WriterCall & { id: number };
-/** A flush's rows to commit to the database file at `path`, or the end of the thread. */
-export type WriterCall = { path: string; rows: BatchRows } | { close: true };
+/**
+ * A flush's rows to commit to the database file at `path`; a deletion in that file's usage log; the dashboard
+ * export (modules/data/export.ts) from the log at `logPath` into the buckets at `dbPath`; or the end of the thread.
+ */
+export type WriterCall =
+  | { path: string; rows: BatchRows }
+  | { path: string; job: LogJob }
+  | { export: ExportCall }
+  | { close: true };
 
-/** The writer thread's answer to one message: committed (or closed), or failed with the database's message. */
-export type FromWriter = WorkerAnswer<void>;
+export interface ExportCall {
+  dbPath: string;
+  logPath: string;
+  now: number;
+}
+
+/**
+ * The writer thread's answer to one message: done (a deletion's row count, the export's result), or failed with
+ * the database's message.
+ */
+export type FromWriter = WorkerAnswer<unknown>;
 
 /** What the writer thread is started with. */
 export interface WriterData {

@@ -68,7 +68,7 @@ export function logsFeature(app: FastifyInstance, ctx: AppContext): void {
     const { target_timestamp } = parseOr400(cleanupSchema, req.query);
     if (target_timestamp > Math.floor(Date.now() / 1000) + 86_400)
       throw new ApiError('target_timestamp must be unix seconds and not in the future');
-    const count = await deleteLogsBefore(ctx.logDb, target_timestamp);
+    const count = await deleteLogsBefore(ctx, target_timestamp);
     req.log.info({ by: req.user!.id, before: target_timestamp, count }, 'usage logs cleaned');
     return ok(count, `${count} log rows deleted`);
   });

@@ -1,8 +1,8 @@
 import { type Selectable, sql } from 'kysely';
+import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
-import { onSqlite } from '../../db/log-chunks/connection.ts';
-import { deleteRowsBefore } from '../../db/log-chunks/delete.ts';
 import type { LogsTable } from '../../db/schema.ts';
+import { deleteFromSqliteLog } from '../../ledger/worker/shared-thread.ts';
 import { applyLogFilter, type LogCursor, type LogFilter } from './filters.ts';
 import { hourlySums } from './stat-hourly.ts';
 import { sumConsumption } from './sums.ts';
@@ -119,9 +119,9 @@ export async function statLogs(
 }
 
 /** Removes every row older than `before` (unix seconds); returns how many went. */
-export async function deleteLogsBefore(handle: Db, before: number): Promise<number> {
-  if (handle.sqlite) return onSqlite(handle, (sqlite) => deleteRowsBefore(sqlite, before));
-  const r = await handle.db.deleteFrom('logs').where('created_at', '<', before).executeTakeFirst();
+export async function deleteLogsBefore(ctx: AppContext, before: number): Promise<number> {
+  if (ctx.logDb.sqlite) return deleteFromSqliteLog(ctx, { kind: 'delete-before', before });
+  const r = await ctx.logDb.db.deleteFrom('logs').where('created_at', '<', before).executeTakeFirst();
   return Number(r.numDeletedRows ?? 0);
 }
 

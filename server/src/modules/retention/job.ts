@@ -1,6 +1,5 @@
 import type { AppContext } from '../../context.ts';
-import { onSqlite } from '../../db/log-chunks/connection.ts';
-import { dropChunksBefore } from '../../db/log-chunks/delete.ts';
+import { deleteFromSqliteLog } from '../../ledger/worker/shared-thread.ts';
 import { DEFAULT_PACE, type PurgePace, type PurgeSource, purgeInBatches, type Rest } from './purge.ts';
 import { expiredAudit, expiredLogs, finishedTasks } from './targets.ts';
 
@@ -52,8 +51,10 @@ export async function runRetention(
   };
   if (logDays > 0) {
     const cutoff = retentionCutoff(now, logDays);
-    const dropped = ctx.logDb.sqlite ? await onSqlite(ctx.logDb, (s) => dropChunksBefore(s, cutoff)) : 0;
-    await purge('logs', expiredLogs(ctx.logDb, cutoff));
+    const dropped = ctx.logDb.sqlite
+      ? await deleteFromSqliteLog(ctx, { kind: 'drop-chunks', before: cutoff })
+      : 0;
+    await purge('logs', expiredLogs(ctx, cutoff));
     result.logs += dropped;
   }
   if (taskDays > 0) {

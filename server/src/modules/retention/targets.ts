@@ -1,15 +1,17 @@
+import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
-import { onSqlite } from '../../db/log-chunks/connection.ts';
-import { deleteRowIds } from '../../db/log-chunks/delete.ts';
+import { deleteFromSqliteLog } from '../../ledger/worker/shared-thread.ts';
 import type { PurgeSource } from './purge.ts';
 
 const ids = (rows: Array<{ id: number | string }>) => rows.map((r) => Number(r.id));
 
 /**
  * Usage log rows written before `cutoff` (unix seconds), through the (created_at, id) index. On SQLite the
- * chunks wholly before it are dropped first (`dropChunksBefore`, in runRetention); these are what is left.
+ * chunks wholly before it are dropped first (in runRetention); these are what is left, deleted where the log
+ * is written (the writer thread's connection).
  */
-export function expiredLogs(logDb: Db, cutoff: number): PurgeSource {
+export function expiredLogs(ctx: AppContext, cutoff: number): PurgeSource {
+  const logDb = ctx.logDb;
   return {
     nextIds: async (limit) =>
       ids(
@@ -24,7 +26,7 @@ export function expiredLogs(logDb: Db, cutoff: number): PurgeSource {
       ),
     remove: async (batch) =>
       logDb.sqlite
-        ? onSqlite(logDb, (sqlite) => deleteRowIds(sqlite, batch))
+        ? deleteFromSqliteLog(ctx, { kind: 'delete-ids', ids: batch })
         : logDb.db.deleteFrom('logs').where('id', 'in', batch).execute(),
   };
 }
