@@ -11,6 +11,7 @@ import {
 import { DEFAULT_SQLITE_CACHE_MB } from '../config.ts';
 import { type DialectName, dialectOf, parseMysqlDsn } from './dialect.ts';
 import { setUpLogChunks } from './log-chunks/rollover.ts';
+import { ensureLogPartitions } from './log-partitions/index.ts';
 import * as m001 from './migrations/001_init.ts';
 import * as m002 from './migrations/002_sessions.ts';
 import * as m003 from './migrations/003_username_key.ts';
@@ -27,6 +28,7 @@ import * as m013 from './migrations/013_audit_log.ts';
 import * as m014 from './migrations/014_token_response_cache.ts';
 import * as m015 from './migrations/015_channel_compat.ts';
 import * as m016 from './migrations/016_log_extent.ts';
+import * as m017 from './migrations/017_log_partitions.ts';
 import type { Database } from './schema.ts';
 import { SharedFileSqliteDialect } from './sqlite-dialect.ts';
 
@@ -62,6 +64,7 @@ const MIGRATIONS: Record<string, { up(db: Kysely<any>, dialect: DialectName): Pr
   '014_token_response_cache': m014,
   '015_channel_compat': m015,
   '016_log_extent': m016,
+  '017_log_partitions': m017,
 };
 
 /**
@@ -119,7 +122,11 @@ export async function openDatabase(
   return { db, dialect, close: () => db.destroy() };
 }
 
-export async function migrate(handle: Db): Promise<void> {
+/**
+ * Migrates to the latest schema, or only up to the migration `upTo` names (an upgrade's starting point in tests),
+ * then sets up the usage log's storage: SQLite's chunks, or the daily partitions due on PostgreSQL and MySQL.
+ */
+export async function migrate(handle: Db, upTo?: string): Promise<void> {
   const provider: MigrationProvider = {
     async getMigrations() {
       const out: Record<string, Migration> = {};
@@ -129,7 +136,9 @@ export async function migrate(handle: Db): Promise<void> {
     },
   };
   const migrator = new Migrator({ db: handle.db, provider });
-  const { error } = await migrator.migrateToLatest();
+  const { error } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest());
   if (error) throw error instanceof Error ? error : new Error(String(error));
+  if (upTo) return;
   if (handle.sqlite) setUpLogChunks(handle.sqlite);
+  else await ensureLogPartitions(handle);
 }

@@ -33,8 +33,8 @@ const required = process.env.CI === 'true';
 const SCHEMA = (() => {
   const dir = fileURLToPath(new URL('../../src/db/', import.meta.url));
   const h = createHash('sha256').update(readFileSync(join(dir, 'index.ts')));
-  for (const f of readdirSync(join(dir, 'migrations')).sort())
-    h.update(f).update(readFileSync(join(dir, 'migrations', f)));
+  for (const sub of ['migrations', 'log-partitions'])
+    for (const f of readdirSync(join(dir, sub)).sort()) h.update(f).update(readFileSync(join(dir, sub, f)));
   return h.digest('hex').slice(0, 12);
 })();
 const TEMPLATE = `gw_tmpl_${SCHEMA}`;

@@ -1,6 +1,7 @@
 import { type Selectable, sql } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
+import { dropLogPartitionsBefore } from '../../db/log-partitions/index.ts';
 import type { LogsTable } from '../../db/schema.ts';
 import { deleteFromSqliteLog } from '../../ledger/worker/shared-thread.ts';
 import { applyLogFilter, type LogCursor, type LogFilter } from './filters.ts';
@@ -121,8 +122,9 @@ export async function statLogs(
 /** Removes every row older than `before` (unix seconds); returns how many went. */
 export async function deleteLogsBefore(ctx: AppContext, before: number): Promise<number> {
   if (ctx.logDb.sqlite) return deleteFromSqliteLog(ctx, { kind: 'delete-before', before });
+  const dropped = await dropLogPartitionsBefore(ctx.logDb, before);
   const r = await ctx.logDb.db.deleteFrom('logs').where('created_at', '<', before).executeTakeFirst();
-  return Number(r.numDeletedRows ?? 0);
+  return dropped + Number(r.numDeletedRows ?? 0);
 }
 
 /** Channel names by id, from the main database (the logs may live in another one). */

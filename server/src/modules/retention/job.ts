@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.ts';
+import { dropLogPartitionsBefore, ensureLogPartitions } from '../../db/log-partitions/index.ts';
 import { deleteFromSqliteLog } from '../../ledger/worker/shared-thread.ts';
 import { DEFAULT_PACE, type PurgePace, type PurgeSource, purgeInBatches, type Rest } from './purge.ts';
 import { expiredAudit, expiredLogs, finishedTasks } from './targets.ts';
@@ -49,11 +50,14 @@ export async function runRetention(
         'retention: expired rows deleted',
       );
   };
+  // The usage log's days ahead (PostgreSQL, MySQL): hourly, whatever the retention.
+  await ensureLogPartitions(ctx.logDb, now);
   if (logDays > 0) {
     const cutoff = retentionCutoff(now, logDays);
+    // Whole chunks (SQLite) or days (PostgreSQL, MySQL) first, then the older rows of the rest.
     const dropped = ctx.logDb.sqlite
       ? await deleteFromSqliteLog(ctx, { kind: 'drop-chunks', before: cutoff })
-      : 0;
+      : await dropLogPartitionsBefore(ctx.logDb, cutoff);
     await purge('logs', expiredLogs(ctx, cutoff));
     result.logs += dropped;
   }

@@ -1,0 +1,111 @@
+import { type Kysely, sql } from 'kysely';
+import { DAY, dayName, daysToAdd, firstBound, int, type LogPartition } from './days.ts';
+
+/*
+ * PostgreSQL: `logs` is a table partitioned by range of created_at (days.ts). Its indexes are declared once on
+ * the parent and made on every partition; its primary key is (id, created_at), since a partitioned table's unique
+ * keys must hold the partition column (ids still come from the one sequence).
+ */
+const FIRST = 'logs_p0';
+const CATCH_ALL = 'logs_pdefault';
+const EXTENT = sql`CREATE VIEW logs_extent AS SELECT
+  (SELECT max(id) FROM logs) AS max_id,
+  (SELECT min(created_at) FROM logs) AS min_created_at,
+  (SELECT max(created_at) FROM logs) AS max_created_at`;
+
+/** The log's partitions and their ranges, oldest first; empty while `logs` is a plain table. */
+export async function pgPartitions(db: Kysely<any>): Promise<LogPartition[]> {
+  const r = await sql<{ name: string; bound: string }>`
+    SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound
+    FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+    WHERE i.inhparent = to_regclass('logs')`.execute(db);
+  const value = (v: string) => (/^'?-?\d+'?$/.test(v) ? Number(v.replaceAll("'", '')) : null);
+  return r.rows
+    .map(({ name, bound }) => {
+      const m = /FROM \((.+?)\) TO \((.+?)\)/.exec(bound);
+      return m ? { name, from: value(m[1]), to: value(m[2]) } : { name, from: null, to: null };
+    })
+    .sort((a, b) => (a.to ?? Number.MAX_SAFE_INTEGER) - (b.to ?? Number.MAX_SAFE_INTEGER));
+}
+
+/**
+ * The upgrade (migration 017): the existing table becomes the first partition, indexes and all (they are
+ * attached to the parent's, not built again; only the (id, created_at) key is), then the daily ones follow.
+ * ATTACH reads the table once to check its rows' range.
+ */
+export async function partitionPgLog(db: Kysely<any>, now: number): Promise<void> {
+  const newest = await sql<{ t: string | null }>`SELECT max(created_at) AS t FROM logs`.execute(db);
+  const t = newest.rows[0]?.t;
+  const bound = firstBound(now, t === null || t === undefined ? null : Number(t));
+  const indexes = await sql<{ name: string; def: string }>`
+    SELECT i.indexname AS name, i.indexdef AS def FROM pg_indexes i
+    JOIN pg_class c ON c.relname = i.indexname AND c.relnamespace = to_regnamespace(i.schemaname)
+    JOIN pg_index x ON x.indexrelid = c.oid
+    WHERE i.tablename = 'logs' AND i.schemaname = current_schema() AND NOT x.indisprimary`.execute(db);
+  const seq = await sql<{ s: string }>`SELECT pg_get_serial_sequence('logs', 'id') AS s`.execute(db);
+  const pkey = await sql<{ name: string }>`
+    SELECT conname AS name FROM pg_constraint WHERE conrelid = to_regclass('logs') AND contype = 'p'`.execute(
+    db,
+  );
+
+  await sql`DROP VIEW IF EXISTS logs_extent`.execute(db);
+  await sql`ALTER TABLE logs RENAME TO ${sql.id(FIRST)}`.execute(db);
+  // Its key becomes the parent's (id, created_at), built at the attach: a partition has one primary key.
+  for (const { name } of pkey.rows)
+    await sql`ALTER TABLE ${sql.id(FIRST)} DROP CONSTRAINT ${sql.id(name)}`.execute(db);
+  // Index names are per schema: the old table's indexes take its name, the parent's take theirs.
+  for (const ix of indexes.rows) {
+    const renamed = `${FIRST}_${ix.name.replace(/^idx_logs_/, '')}`;
+    await sql`ALTER INDEX ${sql.id(ix.name)} RENAME TO ${sql.id(renamed)}`.execute(db);
+  }
+  await sql`CREATE TABLE logs (LIKE ${sql.id(FIRST)} INCLUDING DEFAULTS) PARTITION BY RANGE (created_at)`.execute(
+    db,
+  );
+  if (seq.rows[0]?.s) await sql`ALTER SEQUENCE ${sql.raw(seq.rows[0].s)} OWNED BY logs.id`.execute(db);
+  await sql`ALTER TABLE logs ADD CONSTRAINT logs_pkey PRIMARY KEY (id, created_at)`.execute(db);
+  for (const ix of indexes.rows)
+    await sql.raw(ix.def.replace(/ ON (?:\S+\.)?logs /, ' ON logs ')).execute(db);
+  await sql`ALTER TABLE logs ATTACH PARTITION ${sql.id(FIRST)} FOR VALUES FROM (MINVALUE) TO (${sql.raw(int(bound))})`.execute(
+    db,
+  );
+  await sql`CREATE TABLE ${sql.id(CATCH_ALL)} PARTITION OF logs DEFAULT`.execute(db);
+  await EXTENT.execute(db);
+  await addPgDays(db, bound, now);
+}
+
+/** Adds the daily partitions from `last` (the current upper bound) to AHEAD_DAYS after today. */
+export async function addPgDays(db: Kysely<any>, last: number, now: number): Promise<void> {
+  for (const day of daysToAdd(last, now)) {
+    // A row of that day written to the catch-all (the days ahead had run out) keeps the day there: creating the
+    // partition would fail on it. Retention deletes such rows one by one.
+    const stray =
+      await sql`SELECT 1 FROM ${sql.id(CATCH_ALL)} WHERE created_at >= ${day} AND created_at < ${day + DAY} LIMIT 1`.execute(
+        db,
+      );
+    if (stray.rows.length > 0) continue;
+    await sql`CREATE TABLE IF NOT EXISTS ${sql.id(`logs_p${dayName(day)}`)} PARTITION OF logs
+      FOR VALUES FROM (${sql.raw(int(day))}) TO (${sql.raw(int(day + DAY))})`.execute(db);
+  }
+}
+
+/** Creates the daily partitions due by `now` (at every start and hourly). */
+export async function ensurePgDays(db: Kysely<any>, now: number): Promise<void> {
+  const bounded = (await pgPartitions(db)).filter((p) => p.to !== null);
+  if (bounded.length === 0) return;
+  await addPgDays(db, Math.max(...bounded.map((p) => p.to as number)), now);
+}
+
+/** Drops the partitions whose every row is older than `before`; returns how many rows went. */
+export async function dropPgPartitionsBefore(db: Kysely<any>, before: number): Promise<number> {
+  let rows = 0;
+  for (const p of await pgPartitions(db)) {
+    if (p.to === null || p.to > before) continue;
+    await db.transaction().execute(async (trx) => {
+      await sql`LOCK TABLE ${sql.id(p.name)} IN ACCESS EXCLUSIVE MODE`.execute(trx);
+      const n = await sql<{ n: string }>`SELECT count(*) AS n FROM ${sql.id(p.name)}`.execute(trx);
+      await sql`DROP TABLE ${sql.id(p.name)}`.execute(trx);
+      rows += Number(n.rows[0].n);
+    });
+  }
+  return rows;
+}
