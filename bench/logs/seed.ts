@@ -2,8 +2,8 @@ import { type Insertable, sql } from 'kysely';
 import type { Db } from '../../server/src/db/index.ts';
 import { LIVE } from '../../server/src/db/log-chunks/layout.ts';
 import { noteLiveRows } from '../../server/src/db/log-chunks/rollover.ts';
-import { dayStart } from '../../server/src/db/log-partitions/days.ts';
-import { addPgDays } from '../../server/src/db/log-partitions/postgres.ts';
+import { pgPartitions } from '../../server/src/db/log-partitions/postgres.ts';
+import { WEEK, weekName, weekStart } from '../../server/src/db/log-partitions/weeks.ts';
 import type { LogsTable } from '../../server/src/db/schema.ts';
 import { userRow } from '../../server/test/support/account-rows.ts';
 import { DAYS, makeRow, rng, USERS } from './rows.ts';
@@ -106,16 +106,20 @@ function makeWriter(handle: Db): (rows: Row[]) => Promise<void> {
 }
 
 /**
- * Lays the empty log's daily partitions out from the seeded rows' first day, as a gateway that has run since then
- * has them (a fresh one's first partition holds everything before its first day).
+ * Lays the empty log's weekly partitions out from the seeded rows' first week, as a gateway that has run since then
+ * has them (a fresh one's `p0` holds everything before its first week).
  */
-async function startDaysAt(handle: Db, start: number, now: number): Promise<void> {
-  const first = dayStart(start);
+async function startWeeksAt(handle: Db, start: number): Promise<void> {
+  const parts = await pgPartitions(handle.db);
+  const first = weekStart(start);
+  const firstWeek = parts.find((p) => p.name === 'logs_p0')?.to ?? first;
   await sql`DROP TABLE logs_p0`.execute(handle.db);
   await sql`CREATE TABLE logs_p0 PARTITION OF logs FOR VALUES FROM (MINVALUE) TO (${sql.raw(String(first))})`.execute(
     handle.db,
   );
-  await addPgDays(handle.db, first, now);
+  for (let w = first; w < firstWeek; w += WEEK)
+    await sql`CREATE TABLE ${sql.id(`logs_${weekName(w)}`)} PARTITION OF logs
+      FOR VALUES FROM (${sql.raw(String(w))}) TO (${sql.raw(String(w + WEEK))})`.execute(handle.db);
 }
 
 /**
@@ -131,7 +135,7 @@ export async function seedLogRows(handle: Db, rows: number, log = console.log): 
   const write = makeWriter(handle);
   const now = Math.floor(Date.now() / 1000);
   const start = now - DAYS * 86_400;
-  if (handle.dialect === 'postgres') await startDaysAt(handle, start, now);
+  if (handle.dialect === 'postgres') await startWeeksAt(handle, start);
   const rand = rng(42);
   const began = performance.now();
   let pending: Promise<void> = Promise.resolve();

@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { type AppContext, createContext } from '../src/context.ts';
 import { type Db, migrate, openDatabase } from '../src/db/index.ts';
-import { AHEAD_DAYS, DAY, dayName, dayStart, type LogPartition } from '../src/db/log-partitions/days.ts';
 import { ensureLogPartitions } from '../src/db/log-partitions/index.ts';
 import { mysqlPartitions } from '../src/db/log-partitions/mysql.ts';
 import { pgPartitions } from '../src/db/log-partitions/postgres.ts';
+import { DAY, type LogPartition, WEEK, weekName, weekStart } from '../src/db/log-partitions/weeks.ts';
 import type { Database } from '../src/db/schema.ts';
 import { deleteLogsBefore } from '../src/modules/logs/store.ts';
 import { runRetention } from '../src/modules/retention/job.ts';
@@ -15,12 +15,12 @@ import { consumeLogRow } from './support/console-rows.ts';
 import { DATABASES } from './support/databases.ts';
 
 /**
- * The usage log partitioned by day on PostgreSQL and MySQL (db/log-partitions/): the upgrade keeps every row and
- * id, new rows land in their day, days are added ahead, and retention and "delete logs before" drop whole days.
+ * The usage log partitioned by week on PostgreSQL and MySQL (db/log-partitions/): the upgrade keeps every row and
+ * id, new rows land in their week, weeks are added ahead, and retention and "delete logs before" drop whole weeks.
  */
 const ENGINES = DATABASES.filter((d) => d.name !== 'sqlite');
 const now = Math.floor(Date.now() / 1000);
-const today = dayStart(now);
+const thisWeek = weekStart(now);
 
 const partitionsOf = (handle: Db): Promise<LogPartition[]> =>
   handle.dialect === 'postgres' ? pgPartitions(handle.db) : mysqlPartitions(handle.db);
@@ -42,8 +42,8 @@ async function partitionOfRow(handle: Db, id: number): Promise<string> {
   return '';
 }
 
-const dayPart = (handle: Db, day: number) =>
-  `${handle.dialect === 'postgres' ? 'logs_' : ''}p${dayName(day)}`;
+const weekPart = (handle: Db, week: number) =>
+  `${handle.dialect === 'postgres' ? 'logs_' : ''}${weekName(week)}`;
 
 async function insertRows(db: Kysely<Database>, times: number[]): Promise<number[]> {
   const ids: number[] = [];
@@ -68,7 +68,7 @@ const quotaSum = async (db: Kysely<Database>) =>
 
 describe.each(ENGINES)('usage log partitions on $name', (engine) => {
   it.skipIf(!engine.available)(
-    'the upgrade keeps every row and id in the first partition, and new rows land in their day',
+    'the upgrade keeps every row and id in the first partition, and new rows land in their week',
     async () => {
       const made = await engine.create();
       const handle = await openDatabase(made.dsn, made.sqlitePath);
@@ -78,35 +78,32 @@ describe.each(ENGINES)('usage log partitions on $name', (engine) => {
         const sumBefore = await quotaSum(handle.db);
         await migrate(handle);
 
+        // p0 up to the end of this week, next week (a week ahead of now), then pmax.
         const parts = await partitionsOf(handle);
-        expect(parts[0]).toMatchObject({ from: null, to: today + DAY });
-        const days = parts.filter((p) => p.from !== null && p.to !== null);
-        expect(days.map((p) => p.from)).toEqual(
-          Array.from({ length: AHEAD_DAYS }, (_, i) => today + (i + 1) * DAY),
-        );
-        expect(parts.at(-1)?.to).toBeNull();
+        expect(parts.map((p) => [p.from, p.to])).toEqual([
+          [null, thisWeek + WEEK],
+          [thisWeek + WEEK, thisWeek + 2 * WEEK],
+          [thisWeek + 2 * WEEK, null],
+        ]);
         for (const id of old) expect(await partitionOfRow(handle, id)).toMatch(/p0$/);
         expect(await quotaSum(handle.db)).toBe(sumBefore);
 
-        // Ids go on from the same sequence; tomorrow's row goes to tomorrow's partition.
-        const [fresh] = await insertRows(handle.db, [today + DAY + 60]);
+        // Ids go on from the same sequence; next week's row goes to next week's partition.
+        const [fresh] = await insertRows(handle.db, [thisWeek + WEEK + DAY]);
         expect(fresh).toBeGreaterThan(Math.max(...old));
-        expect(await partitionOfRow(handle, fresh)).toBe(dayPart(handle, today + DAY));
+        expect(await partitionOfRow(handle, fresh)).toBe(weekPart(handle, thisWeek + WEEK));
 
         if (handle.dialect === 'postgres') {
-          // Every partition carries the parent's indexes: those of the old table were attached, not lost.
+          // Every partition carries the parent's 15 indexes: those of the old table were attached, not lost.
           const counts = await sql<{ t: string; n: string }>`
             SELECT tablename AS t, count(*) AS n FROM pg_indexes
-            WHERE tablename IN ('logs', 'logs_p0', ${dayPart(handle, today + DAY)}) GROUP BY tablename`.execute(
-            handle.db,
-          );
-          const n = new Set(counts.rows.map((r) => Number(r.n)));
-          expect(counts.rows).toHaveLength(3);
-          expect([...n]).toEqual([15]);
+            WHERE tablename IN ('logs', 'logs_p0', ${weekPart(handle, thisWeek + WEEK)}, 'logs_pmax')
+            GROUP BY tablename`.execute(handle.db);
+          expect(counts.rows.map((r) => Number(r.n))).toEqual([15, 15, 15, 15]);
         }
         // Starting again changes nothing.
         await migrate(handle);
-        expect((await partitionsOf(handle)).length).toBe(parts.length);
+        expect(await partitionsOf(handle)).toEqual(parts);
       } finally {
         await handle.close();
         await made.drop();
@@ -114,11 +111,11 @@ describe.each(ENGINES)('usage log partitions on $name', (engine) => {
     },
   );
 
-  describe('days ahead, retention and deleting before a time', () => {
+  describe('weeks ahead, retention and deleting before a time', () => {
     let ctx: AppContext;
     let drop: () => Promise<void>;
-    // The test lives in a month ahead: days are added for it as the hourly pass would add them then.
-    const D = today + 20 * DAY;
+    // The test lives months ahead: weeks are added for it as the hourly pass would add them then.
+    const D = thisWeek + 10 * WEEK;
 
     beforeAll(async () => {
       if (!engine.available) return;
@@ -135,60 +132,56 @@ describe.each(ENGINES)('usage log partitions on $name', (engine) => {
     });
 
     it.skipIf(!engine.available)(
-      'adds the days up to a week ahead, once; a row past them is kept and finds its day later',
+      'adds the weeks up to a week ahead, once; a row past them is kept and moves into its week when it comes',
       async () => {
         await ensureLogPartitions(ctx.logDb, D);
         await ensureLogPartitions(ctx.logDb, D);
         const parts = await partitionsOf(ctx.logDb);
-        const days = parts.filter((p) => p.from !== null && p.to !== null).map((p) => p.from as number);
-        expect(days.at(-1)).toBe(D + AHEAD_DAYS * DAY);
-        expect(new Set(days).size).toBe(days.length);
-        for (let i = 1; i < days.length; i++) expect(days[i] - days[i - 1]).toBe(DAY);
+        for (let i = 1; i < parts.length; i++) expect(parts[i].from).toBe(parts[i - 1].to);
+        expect(parts.at(-2)).toMatchObject({ from: D + WEEK, to: D + 2 * WEEK });
+        expect(parts.at(-1)).toMatchObject({ from: D + 2 * WEEK, to: null });
 
-        // A row a month past D goes to the catch-all, then stays readable when its day comes.
-        const [late] = await insertRows(ctx.logDb.db, [D + 30 * DAY + 100]);
-        expect(await partitionOfRow(ctx.logDb, late)).toMatch(/pdefault$|pmax$/);
-        await ensureLogPartitions(ctx.logDb, D + 30 * DAY);
-        // MySQL moves it into its new day; PostgreSQL keeps that one day in the catch-all (creating it would fail).
-        expect(await partitionOfRow(ctx.logDb, late)).toBe(
-          ctx.logDb.dialect === 'mysql' ? dayPart(ctx.logDb, D + 30 * DAY) : 'logs_pdefault',
-        );
-        const after = await partitionsOf(ctx.logDb);
-        expect(after.some((p) => p.from === D + 31 * DAY)).toBe(true);
+        // A row ten weeks past D goes to pmax, then into its week when that week is added.
+        const [late] = await insertRows(ctx.logDb.db, [D + 10 * WEEK + 100]);
+        expect(await partitionOfRow(ctx.logDb, late)).toMatch(/pmax$/);
+        await ensureLogPartitions(ctx.logDb, D + 10 * WEEK);
+        expect(await partitionOfRow(ctx.logDb, late)).toBe(weekPart(ctx.logDb, D + 10 * WEEK));
+        expect((await partitionsOf(ctx.logDb)).at(-1)).toMatchObject({ from: D + 12 * WEEK, to: null });
+        expect(await quotaSum(ctx.logDb.db)).toBe(10);
         await ctx.logDb.db.deleteFrom('logs').where('id', '=', late).execute();
       },
     );
 
     it.skipIf(!engine.available)(
-      'retention drops the days wholly older than the cutoff and deletes the older rows of the next',
+      'retention drops the weeks wholly older than the cutoff and deletes the older rows of the next',
       async () => {
-        const day10 = D + 10 * DAY;
-        const day11 = D + 11 * DAY;
-        await ensureLogPartitions(ctx.logDb, day11);
+        const week10 = D + 20 * WEEK;
+        const week11 = D + 21 * WEEK;
+        await ensureLogPartitions(ctx.logDb, week11);
         const ids = await insertRows(ctx.logDb.db, [
-          ...Array.from({ length: 5 }, (_, i) => day10 + 3600 * (i + 1)),
-          day11 + 2 * 3600,
-          day11 + 10 * 3600,
-          D + 12 * DAY + 60,
+          ...Array.from({ length: 5 }, (_, i) => week10 + DAY * (i + 1)),
+          week11 + 2 * 3600,
+          week11 + 10 * 3600,
+          week11 + WEEK + 60,
         ]);
         await ctx.options.set('LogRetentionDays', '4');
-        // Cutoff: four days before day 15 at 06:30, down to its hour: day 11 at 06:00.
+        // Cutoff: four days before week 11's Friday at 06:30, down to its hour: week 11's Monday at 06:00.
         const result = await runRetention(ctx, {
-          nowSec: D + 15 * DAY + 6 * 3600 + 1800,
+          nowSec: week11 + 4 * DAY + 6 * 3600 + 1800,
           rest: async () => {},
         });
         expect(result.logs).toBe(6);
         const left = await ctx.logDb.db.selectFrom('logs').select('id').orderBy('id').execute();
         expect(left.map((r) => Number(r.id))).toEqual(ids.slice(6));
         const parts = await partitionsOf(ctx.logDb);
-        expect(parts.every((p) => p.to === null || p.to > day11)).toBe(true);
-        expect(parts[0].to).toBe(day11 + DAY);
+        expect(parts.every((p) => p.to === null || p.to > week11)).toBe(true);
+        expect(parts[0].to).toBe(week11 + WEEK);
 
-        // The admin's "delete logs before": whole days and the rest, with the exact count.
-        expect(await deleteLogsBefore(ctx, D + 12 * DAY + 61)).toBe(2);
+        // The admin's "delete logs before": whole weeks and the rest, with the exact count.
+        expect(await deleteLogsBefore(ctx, week11 + WEEK + 61)).toBe(2);
         expect(await quotaSum(ctx.logDb.db)).toBe(0);
-        const [fresh] = await insertRows(ctx.logDb.db, [D + 13 * DAY]);
-        expect(await partitionOfRow(ctx.logDb, fresh)).toBe(dayPart(ctx.logDb, D + 13 * DAY));
+        const [fresh] = await insertRows(ctx.logDb.db, [week11 + WEEK + DAY]);
+        expect(await partitionOfRow(ctx.logDb, fresh)).toBe(weekPart(ctx.logDb, week11 + WEEK));
       },
     );
   });

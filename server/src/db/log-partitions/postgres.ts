@@ -1,13 +1,14 @@
 import { type Kysely, sql } from 'kysely';
-import { DAY, dayName, daysToAdd, firstBound, int, type LogPartition } from './days.ts';
+import { firstBound, int, type LogPartition, WEEK, weekName, weeksEnd, weeksToAdd } from './weeks.ts';
 
 /*
- * PostgreSQL: `logs` is a table partitioned by range of created_at (days.ts). Its indexes are declared once on
+ * PostgreSQL: `logs` is a table partitioned by range of created_at (weeks.ts). Its indexes are declared once on
  * the parent and made on every partition; its primary key is (id, created_at), since a partitioned table's unique
  * keys must hold the partition column (ids still come from the one sequence).
  */
 const FIRST = 'logs_p0';
-const CATCH_ALL = 'logs_pdefault';
+const LAST = 'logs_pmax';
+const table = (name: string) => `logs_${name}`;
 const EXTENT = sql`CREATE VIEW logs_extent AS SELECT
   (SELECT max(id) FROM logs) AS max_id,
   (SELECT min(created_at) FROM logs) AS min_created_at,
@@ -30,7 +31,7 @@ export async function pgPartitions(db: Kysely<any>): Promise<LogPartition[]> {
 
 /**
  * The upgrade (migration 017): the existing table becomes the first partition, indexes and all (they are
- * attached to the parent's, not built again; only the (id, created_at) key is), then the daily ones follow.
+ * attached to the parent's, not built again; only the (id, created_at) key is), then the weeks follow.
  * ATTACH reads the table once to check its rows' range.
  */
 export async function partitionPgLog(db: Kysely<any>, now: number): Promise<void> {
@@ -65,34 +66,46 @@ export async function partitionPgLog(db: Kysely<any>, now: number): Promise<void
   await sql`ALTER TABLE logs ADD CONSTRAINT logs_pkey PRIMARY KEY (id, created_at)`.execute(db);
   for (const ix of indexes.rows)
     await sql.raw(ix.def.replace(/ ON (?:\S+\.)?logs /, ' ON logs ')).execute(db);
-  await sql`ALTER TABLE logs ATTACH PARTITION ${sql.id(FIRST)} FOR VALUES FROM (MINVALUE) TO (${sql.raw(int(bound))})`.execute(
+  await sql`ALTER TABLE logs ATTACH PARTITION ${sql.id(FIRST)}
+    FOR VALUES FROM (MINVALUE) TO (${sql.raw(int(bound))})`.execute(db);
+  await createPgWeeks(db, bound, now);
+  await EXTENT.execute(db);
+}
+
+/** Creates the weeks from `last` to AHEAD after `now` and `pmax` after them; returns where they end. */
+async function createPgWeeks(db: Kysely<any>, last: number, now: number): Promise<number> {
+  let end = last;
+  for (const week of weeksToAdd(last, now)) {
+    await sql`CREATE TABLE ${sql.id(table(weekName(week)))} PARTITION OF logs
+      FOR VALUES FROM (${sql.raw(int(week))}) TO (${sql.raw(int(week + WEEK))})`.execute(db);
+    end = week + WEEK;
+  }
+  await sql`CREATE TABLE ${sql.id(LAST)} PARTITION OF logs FOR VALUES FROM (${sql.raw(int(end))}) TO (MAXVALUE)`.execute(
     db,
   );
-  await sql`CREATE TABLE ${sql.id(CATCH_ALL)} PARTITION OF logs DEFAULT`.execute(db);
-  await EXTENT.execute(db);
-  await addPgDays(db, bound, now);
+  return end;
 }
 
-/** Adds the daily partitions from `last` (the current upper bound) to AHEAD_DAYS after today. */
-export async function addPgDays(db: Kysely<any>, last: number, now: number): Promise<void> {
-  for (const day of daysToAdd(last, now)) {
-    // A row of that day written to the catch-all (the days ahead had run out) keeps the day there: creating the
-    // partition would fail on it. Retention deletes such rows one by one.
-    const stray =
-      await sql`SELECT 1 FROM ${sql.id(CATCH_ALL)} WHERE created_at >= ${day} AND created_at < ${day + DAY} LIMIT 1`.execute(
-        db,
-      );
-    if (stray.rows.length > 0) continue;
-    await sql`CREATE TABLE IF NOT EXISTS ${sql.id(`logs_p${dayName(day)}`)} PARTITION OF logs
-      FOR VALUES FROM (${sql.raw(int(day))}) TO (${sql.raw(int(day + DAY))})`.execute(db);
-  }
-}
-
-/** Creates the daily partitions due by `now` (at every start and hourly). */
-export async function ensurePgDays(db: Kysely<any>, now: number): Promise<void> {
-  const bounded = (await pgPartitions(db)).filter((p) => p.to !== null);
-  if (bounded.length === 0) return;
-  await addPgDays(db, Math.max(...bounded.map((p) => p.to as number)), now);
+/**
+ * Creates the weeks due by `now` (at every start and hourly): `pmax` is detached, the weeks created, the rows it
+ * held for them moved into them, and `pmax` attached again after them, in one transaction. Inserts wait for it
+ * (a weekly moment; `pmax` is normally empty).
+ */
+export async function ensurePgWeeks(db: Kysely<any>, now: number): Promise<void> {
+  const parts = await pgPartitions(db);
+  if (!parts.some((p) => p.name === LAST)) return;
+  const last = weeksEnd(parts);
+  if (weeksToAdd(last, now).length === 0) return;
+  await db.transaction().execute(async (trx) => {
+    await sql`ALTER TABLE logs DETACH PARTITION ${sql.id(LAST)}`.execute(trx);
+    await sql`ALTER TABLE ${sql.id(LAST)} RENAME TO logs_pmax_old`.execute(trx);
+    const end = await createPgWeeks(trx, last, now);
+    await sql`INSERT INTO logs SELECT * FROM logs_pmax_old WHERE created_at < ${end}`.execute(trx);
+    await sql`INSERT INTO ${sql.id(LAST)} SELECT * FROM logs_pmax_old WHERE created_at >= ${end}`.execute(
+      trx,
+    );
+    await sql`DROP TABLE logs_pmax_old`.execute(trx);
+  });
 }
 
 /** Drops the partitions whose every row is older than `before`; returns how many rows went. */
