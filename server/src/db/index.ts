@@ -140,5 +140,6 @@ export async function migrate(handle: Db, upTo?: string): Promise<void> {
   if (error) throw error instanceof Error ? error : new Error(String(error));
   if (upTo) return;
   if (handle.sqlite) setUpLogChunks(handle.sqlite);
-  else await ensureLogPartitions(handle);
+  // A week is made ahead, and the retention pass adds the next ones hourly (and says when it cannot).
+  else await ensureLogPartitions(handle).catch(() => {});
 }

@@ -9,6 +9,11 @@ import { firstBound, int, type LogPartition, WEEK, weekName, weeksEnd, weeksToAd
 const FIRST = 'logs_p0';
 const LAST = 'logs_pmax';
 const table = (name: string) => `logs_${name}`;
+/**
+ * Detaching `pmax` and dropping a partition lock the whole log; while they wait for a long query to end, every
+ * insert waits behind them. They give up after this instead (the next hourly pass tries again).
+ */
+const LOCK_WAIT = '2s';
 const EXTENT = sql`CREATE VIEW logs_extent AS SELECT
   (SELECT max(id) FROM logs) AS max_id,
   (SELECT min(created_at) FROM logs) AS min_created_at,
@@ -97,6 +102,7 @@ export async function ensurePgWeeks(db: Kysely<any>, now: number): Promise<void>
   const last = weeksEnd(parts);
   if (weeksToAdd(last, now).length === 0) return;
   await db.transaction().execute(async (trx) => {
+    await sql`SET LOCAL lock_timeout = ${sql.lit(LOCK_WAIT)}`.execute(trx);
     await sql`ALTER TABLE logs DETACH PARTITION ${sql.id(LAST)}`.execute(trx);
     await sql`ALTER TABLE ${sql.id(LAST)} RENAME TO logs_pmax_old`.execute(trx);
     const end = await createPgWeeks(trx, last, now);
@@ -114,6 +120,7 @@ export async function dropPgPartitionsBefore(db: Kysely<any>, before: number): P
   for (const p of await pgPartitions(db)) {
     if (p.to === null || p.to > before) continue;
     await db.transaction().execute(async (trx) => {
+      await sql`SET LOCAL lock_timeout = ${sql.lit(LOCK_WAIT)}`.execute(trx);
       await sql`LOCK TABLE ${sql.id(p.name)} IN ACCESS EXCLUSIVE MODE`.execute(trx);
       const n = await sql<{ n: string }>`SELECT count(*) AS n FROM ${sql.id(p.name)}`.execute(trx);
       await sql`DROP TABLE ${sql.id(p.name)}`.execute(trx);

@@ -51,7 +51,9 @@ export async function runRetention(
       );
   };
   // The usage log's days ahead (PostgreSQL, MySQL): hourly, whatever the retention.
-  await ensureLogPartitions(ctx.logDb, now);
+  await ensureLogPartitions(ctx.logDb, now).catch((err) =>
+    ctx.log.warn({ err }, 'usage log partitions ahead not added; tried again next pass'),
+  );
   if (logDays > 0) {
     const cutoff = retentionCutoff(now, logDays);
     // Whole chunks (SQLite) or days (PostgreSQL, MySQL) first, then the older rows of the rest.
