@@ -29,6 +29,7 @@ import * as m014 from './migrations/014_token_response_cache.ts';
 import * as m015 from './migrations/015_channel_compat.ts';
 import * as m016 from './migrations/016_log_extent.ts';
 import * as m017 from './migrations/017_log_partitions.ts';
+import * as m018 from './migrations/018_log_model_type_group.ts';
 import type { Database } from './schema.ts';
 import { SharedFileSqliteDialect } from './sqlite-dialect.ts';
 
@@ -65,6 +66,7 @@ const MIGRATIONS: Record<string, { up(db: Kysely<any>, dialect: DialectName): Pr
   '015_channel_compat': m015,
   '016_log_extent': m016,
   '017_log_partitions': m017,
+  '018_log_model_type_group': m018,
 };
 
 /**
