@@ -126,7 +126,7 @@ export async function openDatabase(
 
 /**
  * Migrates to the latest schema, or only up to the migration `upTo` names (an upgrade's starting point in tests),
- * then sets up the usage log's storage: SQLite's chunks, or the daily partitions due on PostgreSQL and MySQL.
+ * then sets up the usage log's storage: SQLite's chunks, or the weekly partitions due on PostgreSQL and MySQL.
  */
 export async function migrate(handle: Db, upTo?: string): Promise<void> {
   const provider: MigrationProvider = {

@@ -48,7 +48,9 @@ function handle(path: string): Promise<Db> {
 async function checkpoint(): Promise<void> {
   lastCheckpoint = performance.now();
   rowsSinceCheckpoint = 0;
-  for (const db of handles.values()) (await db).sqlite?.pragma('wal_checkpoint(PASSIVE)');
+  // Through the connection's lock, as the builder's statements take it: never inside the export's open transaction.
+  for (const db of handles.values())
+    await onSqlite(await db, (sqlite) => sqlite.pragma('wal_checkpoint(PASSIVE)'));
 }
 let lastCheckpoint = performance.now();
 let rowsSinceCheckpoint = 0;
@@ -59,17 +61,24 @@ async function closeAll(): Promise<void> {
 }
 
 const answer = (msg: FromWriter) => port.postMessage(msg);
+/** Answers call `id` with what `work` resolves to, or with the error's message. */
+async function answerWith(id: number, work: () => Promise<unknown>): Promise<boolean> {
+  try {
+    answer({ id, ok: true, value: await work() });
+    return true;
+  } catch (err) {
+    answer({ id, ok: false, message: err instanceof Error ? err.message : String(err) });
+    return false;
+  }
+}
 let queue = Promise.resolve();
 const exports = new Set<Promise<unknown>>();
 
-async function exportQuotaData(id: number, call: ExportCall): Promise<void> {
-  try {
+const exportQuotaData = (id: number, call: ExportCall) =>
+  answerWith(id, async () => {
     const dbs = { db: await handle(call.dbPath), logDb: await handle(call.logPath) };
-    answer({ id, ok: true, value: await runExport(dbs, call.now, THREAD_SLICES) });
-  } catch (err) {
-    answer({ id, ok: false, message: err instanceof Error ? err.message : String(err) });
-  }
-}
+    return runExport(dbs, call.now, THREAD_SLICES);
+  });
 
 let committedSinceTick = false;
 const timer = setInterval(() => {
@@ -96,21 +105,12 @@ port.on('message', (msg: ToWriter) => {
       return;
     }
     if ('job' in msg) {
-      try {
-        const db = await handle(msg.path);
-        answer({ id: msg.id, ok: true, value: await onSqlite(db, (sqlite) => runLogJob(sqlite, msg.job)) });
-      } catch (err) {
-        answer({ id: msg.id, ok: false, message: err instanceof Error ? err.message : String(err) });
-      }
+      await answerWith(msg.id, async () =>
+        onSqlite(await handle(msg.path), (sqlite) => runLogJob(sqlite, msg.job)),
+      );
       return;
     }
-    try {
-      await commitBatch(await handle(msg.path), msg.rows);
-    } catch (err) {
-      answer({ id: msg.id, ok: false, message: err instanceof Error ? err.message : String(err) });
-      return;
-    }
-    answer({ id: msg.id, ok: true });
+    if (!(await answerWith(msg.id, async () => commitBatch(await handle(msg.path), msg.rows)))) return;
     committedSinceTick = true;
     rowsSinceCheckpoint += msg.rows.logs.length;
     if (checkpointDue()) await checkpoint().catch(() => {});

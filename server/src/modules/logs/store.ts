@@ -1,9 +1,9 @@
 import { type Selectable, sql } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/index.ts';
-import { dropLogPartitionsBefore } from '../../db/log-partitions/index.ts';
 import type { LogsTable } from '../../db/schema.ts';
 import { deleteFromSqliteLog } from '../../ledger/worker/shared-thread.ts';
+import { dropLogPartsBefore } from './drop-before.ts';
 import { applyLogFilter, type LogCursor, type LogFilter } from './filters.ts';
 import { hourlySums } from './stat-hourly.ts';
 import { sumConsumption } from './sums.ts';
@@ -121,8 +121,8 @@ export async function statLogs(
 
 /** Removes every row older than `before` (unix seconds); returns how many went. */
 export async function deleteLogsBefore(ctx: AppContext, before: number): Promise<number> {
-  if (ctx.logDb.sqlite) return deleteFromSqliteLog(ctx, { kind: 'delete-before', before });
-  const dropped = await dropLogPartitionsBefore(ctx.logDb, before);
+  const dropped = await dropLogPartsBefore(ctx, before);
+  if (ctx.logDb.sqlite) return dropped + (await deleteFromSqliteLog(ctx, { kind: 'delete-before', before }));
   const r = await ctx.logDb.db.deleteFrom('logs').where('created_at', '<', before).executeTakeFirst();
   return dropped + Number(r.numDeletedRows ?? 0);
 }

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.ts';
-import { dropLogPartitionsBefore, ensureLogPartitions } from '../../db/log-partitions/index.ts';
-import { deleteFromSqliteLog } from '../../ledger/worker/shared-thread.ts';
+import { ensureLogPartitions } from '../../db/log-partitions/index.ts';
+import { dropLogPartsBefore } from '../logs/drop-before.ts';
 import { DEFAULT_PACE, type PurgePace, type PurgeSource, purgeInBatches, type Rest } from './purge.ts';
 import { expiredAudit, expiredLogs, finishedTasks } from './targets.ts';
 
@@ -50,16 +50,14 @@ export async function runRetention(
         'retention: expired rows deleted',
       );
   };
-  // The usage log's days ahead (PostgreSQL, MySQL): hourly, whatever the retention.
+  // The usage log's weeks ahead (PostgreSQL, MySQL): hourly, whatever the retention.
   await ensureLogPartitions(ctx.logDb, now).catch((err) =>
     ctx.log.warn({ err }, 'usage log partitions ahead not added; tried again next pass'),
   );
   if (logDays > 0) {
     const cutoff = retentionCutoff(now, logDays);
-    // Whole chunks (SQLite) or days (PostgreSQL, MySQL) first, then the older rows of the rest.
-    const dropped = ctx.logDb.sqlite
-      ? await deleteFromSqliteLog(ctx, { kind: 'drop-chunks', before: cutoff })
-      : await dropLogPartitionsBefore(ctx.logDb, cutoff);
+    // Whole chunks (SQLite) or weeks (PostgreSQL, MySQL) first, then the older rows of the rest.
+    const dropped = await dropLogPartsBefore(ctx, cutoff);
     await purge('logs', expiredLogs(ctx, cutoff));
     result.logs += dropped;
   }
