@@ -15,3 +15,17 @@ export async function loggedRows(gw: Gateway, text: string): Promise<number> {
     .executeTakeFirst();
   return Number(rows?.n ?? 0);
 }
+
+/**
+ * Unix times for rows seeded up to `span` seconds back that the log page's default window (today from local
+ * midnight) still shows. Just after midnight, `now - ago` would fall on yesterday; the rows then sit as far
+ * after midnight as they would have sat before now, in the same order (at most `span` seconds ahead of now,
+ * well inside the window's end an hour ahead).
+ */
+export function todayAgo(span: number): (ago: number) => number {
+  const now = Math.floor(Date.now() / 1000);
+  const midnight = new Date();
+  midnight.setHours(0, 0, 0, 0);
+  const anchor = Math.max(now, Math.floor(midnight.getTime() / 1000) + span);
+  return (ago) => anchor - Math.min(ago, span);
+}

@@ -2,7 +2,16 @@ import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, test } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../server/test/support/mock-upstream.ts';
 import { seedChannel, seedToken } from '../../server/test/support/relay-seed.ts';
-import { loginViaApi, openConsole, poll, ROOT, settle, shootAll, toastAfter } from '../support/index.ts';
+import {
+  loginViaApi,
+  openConsole,
+  poll,
+  ROOT,
+  settle,
+  shootAll,
+  toastAfter,
+  todayAgo,
+} from '../support/index.ts';
 
 /**
  * The usage log read in English: what the server wrote (a real relay call, a redemption, a task refund) is in
@@ -36,7 +45,7 @@ const res = await fetch(`${gw.url}/v1/chat/completions`, {
   body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello there' }] }),
 });
 expect(res.status).toBe(200);
-const now = Math.floor(Date.now() / 1000);
+const ago = todayAgo(60);
 const row = {
   user_id: rootId,
   username: 'root',
@@ -58,7 +67,7 @@ await gw.ctx.logDb.db
     // Written before the server sent codes: its stored text is all there is.
     {
       ...row,
-      created_at: now - 60,
+      created_at: ago(60),
       type: 2,
       content: '模型倍率 0.07，补全倍率 4.00，分组倍率 1.00',
       model_name: 'old-model',
@@ -68,7 +77,7 @@ await gw.ctx.logDb.db
     // A failed task's refund, as the task poller writes it.
     {
       ...row,
-      created_at: now - 30,
+      created_at: ago(30),
       type: 2,
       content: '任务 task-77 失败，退还 50000（upstream failed）',
       model_name: 'suno_music',

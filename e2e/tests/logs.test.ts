@@ -10,6 +10,7 @@ import {
   settle,
   shootAll,
   shot,
+  todayAgo,
 } from '../support/index.ts';
 
 /** The usage log page: stats, filters, expandable billing details, column settings, admin vs user views. */
@@ -33,7 +34,7 @@ await db
   .values({ type: 1, key: 'sk-x', name: 'openai-main', models: 'gpt-4o', group: 'default' } as never)
   .execute();
 const channel = Number((await db.selectFrom('channels').select('id').executeTakeFirstOrThrow()).id);
-const now = Math.floor(Date.now() / 1000);
+const ago = todayAgo(3000);
 const base = {
   type: 2,
   content: '',
@@ -66,7 +67,7 @@ await gw.ctx.logDb.db
       ...base,
       user_id: aliceId,
       username: 'alice',
-      created_at: now - 30,
+      created_at: ago(30),
       token_name: 'alice-key',
       model_name: 'gpt-4o',
       quota: 13750,
@@ -84,7 +85,7 @@ await gw.ctx.logDb.db
       ...base,
       user_id: aliceId,
       username: 'alice',
-      created_at: now - 20,
+      created_at: ago(20),
       token_name: 'alice-key',
       model_name: 'claude-3-haiku',
       quota: 500,
@@ -105,7 +106,7 @@ await gw.ctx.logDb.db
       ...base,
       user_id: Number(root.id),
       username: 'root',
-      created_at: now - 10,
+      created_at: ago(10),
       token_name: 'root-key',
       model_name: 'gpt-4o',
       quota: 2000,
@@ -118,7 +119,7 @@ await gw.ctx.logDb.db
       ...base,
       user_id: aliceId,
       username: 'alice',
-      created_at: now - 5,
+      created_at: ago(5),
       type: 1,
       content: '通过兑换码充值 $1.000000，兑换码ID 3',
       token_name: '',
@@ -238,9 +239,7 @@ describe('usage logs', () => {
 
   test('pages through a long list by cursor: each page follows the one before it', async () => {
     // Within the page's default window (today from 00:00), at any time of day.
-    const midnight = new Date();
-    midnight.setHours(0, 0, 0, 0);
-    const first = Math.max(Math.floor(midnight.getTime() / 1000), Math.floor(Date.now() / 1000) - 3000);
+    const first = ago(3000);
     await gw.ctx.logDb.db
       .insertInto('logs')
       .values(

@@ -11,6 +11,7 @@ import {
   ROOT,
   settle,
   shootAll,
+  todayAgo,
   visibleProblem,
 } from '../support/index.ts';
 
@@ -34,6 +35,7 @@ const root = await gw.ctx.db.db
   .executeTakeFirstOrThrow();
 const userId = Number(root.id);
 const now = Math.floor(Date.now() / 1000);
+const ago = todayAgo(600);
 for (let i = 0; i < 3; i++)
   await seedToken(gw.ctx, { userId, remain: 1_000_000, expiredTime: now + (i + 1) * 86400 * 30 });
 await seedChannel(gw.ctx, {
@@ -61,7 +63,7 @@ await gw.ctx.logDb.db
         username: ROOT.username,
         token_name: 'production-backend-service',
         model_name: 'claude-3-7-sonnet-20250219',
-        created_at: now - i * 60,
+        created_at: ago(i * 60),
         quota: 123456 + i,
         prompt_tokens: 12345,
         completion_tokens: 2345,
@@ -76,7 +78,7 @@ await gw.ctx.logDb.db
       user_id: userId,
       username: ROOT.username,
       type: 1,
-      created_at: now - 600,
+      created_at: ago(600),
       quota: 10_000_000,
       content: 'Redeemed a code for $20.00',
     }),
