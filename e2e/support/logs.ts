@@ -17,7 +17,7 @@ export async function loggedRows(gw: Gateway, text: string): Promise<number> {
 }
 
 /**
- * Unix times for rows seeded up to `span` seconds back that the log page's default window (today from local
+ * Unix times for rows seeded up to `span` seconds back that the log and task pages' default window (today from local
  * midnight) still shows. Just after midnight, `now - ago` would fall on yesterday; the rows then sit as far
  * after midnight as they would have sat before now, in the same order (at most `span` seconds ahead of now,
  * well inside the window's end an hour ahead).

@@ -11,6 +11,7 @@ import {
   ROOT,
   settle,
   shootAll,
+  todayAgo,
 } from '../support/index.ts';
 
 /** Spec 002's route table for each role, the content pages, the notice, the logs of drawings and tasks, chat links. */
@@ -97,32 +98,33 @@ await gw.ctx.db.db
     ].map(drawingRow),
   )
   .execute();
-const s0 = Math.floor(t0 / 1000);
+// The task page opens on today from midnight.
+const ago = todayAgo(30);
 await gw.ctx.db.db
   .insertInto('tasks')
   .values(
     [
       {
-        created_at: s0,
+        created_at: ago(0),
         task_id: 'suno-1',
         platform: 'suno',
         user_id: bobId,
         channel_id: 5,
         action: 'MUSIC',
         status: 'SUCCESS',
-        submit_time: s0 - 30,
-        finish_time: s0 - 5,
+        submit_time: ago(30),
+        finish_time: ago(5),
         progress: '100%',
       },
       {
-        created_at: s0,
+        created_at: ago(0),
         task_id: 'suno-2',
         platform: 'suno',
         user_id: bobId,
         channel_id: 5,
         action: 'LYRICS',
         status: '',
-        submit_time: s0 - 10,
+        submit_time: ago(10),
         finish_time: 0,
         progress: '10%',
       },
