@@ -15,6 +15,9 @@ export interface Stats {
   maxRssMb: number;
   /** The longest event-loop stall since the previous ask (the gateway only). */
   stallMs?: number;
+  /** The main thread's JavaScript heap (V8's heap total) and memory held outside it (buffers), in MB (the gateway only). */
+  heapMb?: number;
+  externalMb?: number;
 }
 
 export async function buildChildren(

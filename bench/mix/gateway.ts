@@ -12,7 +12,7 @@ import { runRetention } from '../../server/src/modules/retention/job.ts';
 import { relayState } from '../../server/src/relay/relay-state.ts';
 import { channelRow, tokenRow, userRow } from '../../server/test/support/account-rows.ts';
 import { seedLogRows } from '../logs/seed.ts';
-import { traceSlowStatements } from './slow-sql.ts';
+import { traceSlowQueries, traceSlowStatements } from './slow-sql.ts';
 import { CHANNELS, MODEL_RATIOS, TOKENS_PER_USER, tokenKey, USERS } from './traffic.ts';
 
 /**
@@ -47,11 +47,16 @@ const config = loadConfig({
   // The harness logs in in bursts from 127.0.0.1.
   CRITICAL_RATE_LIMIT: '1000000',
   GLOBAL_WEB_RATE_LIMIT_ENABLE: 'false',
+  // MIX_SYNC_FREQUENCY=<s>: how often users' snapshots are reread and expired sessions pruned (a write on the
+  // main connection); at 1 s that write always meets the writer thread's lock when a log chunk closes.
+  ...(process.env.MIX_SYNC_FREQUENCY ? { SYNC_FREQUENCY: process.env.MIX_SYNC_FREQUENCY } : {}),
 });
 const ctx = await createContext(config);
 let phase = 'relay';
 if (process.env.MIX_SLOW_SQL && ctx.db.sqlite)
   traceSlowStatements(ctx.db.sqlite, Number(process.env.MIX_SLOW_SQL), () => phase);
+if (process.env.MIX_SLOW_SQL)
+  traceSlowQueries(ctx.db.db.getExecutor(), Number(process.env.MIX_SLOW_SQL), () => phase);
 const db = ctx.db.db;
 const now = Math.floor(Date.now() / 1000);
 const seededTop = await db.selectFrom('logs_extent').select('max_id as id').executeTakeFirst();
@@ -117,9 +122,12 @@ process.on('message', async (msg: { cmd: string; id?: number }) => {
   const reply = (m: object) => process.send?.({ ...m, id: msg.id });
   if (msg.cmd === 'stats') {
     const cpu = process.cpuUsage();
+    const mem = process.memoryUsage();
     reply({
       cpuUs: cpu.user + cpu.system,
-      rssMb: process.memoryUsage().rss / 1048576,
+      rssMb: mem.rss / 1048576,
+      heapMb: mem.heapTotal / 1048576,
+      externalMb: mem.external / 1048576,
       maxRssMb: process.resourceUsage().maxRSS / 1024,
       stallMs: stalls.take() * 1000,
     });

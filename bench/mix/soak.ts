@@ -57,12 +57,16 @@ interface Window {
   requests: number;
   rssMb: number;
   pssMb: number;
+  heapMb: number;
+  externalMb: number;
 }
 const windows: Window[] = [];
 const began = performance.now();
 let nextBackground = BACKGROUND_EVERY_S;
 let backgroundRuns = 0;
-console.log('minute  requests  p50 ms  p99 ms  longest stall ms  errors  RSS MB  PSS MB');
+console.log(
+  'minute  requests  p50 ms  p99 ms  longest stall ms  errors  RSS MB  PSS MB  heap MB  external MB',
+);
 while ((performance.now() - began) / 60_000 < MINUTES) {
   const elapsed = (performance.now() - began) / 1000;
   // What the timers start every five minutes, run during the window's load as it would in production.
@@ -84,6 +88,8 @@ while ((performance.now() - began) / 60_000 < MINUTES) {
     requests: r.requests,
     rssMb: s.rssMb,
     pssMb: pssMb(gw.child.pid),
+    heapMb: s.heapMb ?? 0,
+    externalMb: s.externalMb ?? 0,
   };
   windows.push(w);
   console.log(
@@ -96,6 +102,8 @@ while ((performance.now() - began) / 60_000 < MINUTES) {
       String(w.errors).padStart(6),
       w.rssMb.toFixed(0).padStart(6),
       w.pssMb.toFixed(0).padStart(6),
+      w.heapMb.toFixed(0).padStart(7),
+      w.externalMb.toFixed(0).padStart(11),
     ].join('  '),
   );
 }

@@ -95,7 +95,7 @@ export async function openDatabase(
     sqlite.pragma(`cache_size = -${Math.round(sqliteCacheMb * 1024)}`);
     // From here on a statement waiting for the write lock waits on a timer, not on this thread (sqlite-dialect.ts).
     sqlite.pragma('busy_timeout = 0');
-    const db = new Kysely<Database>({ dialect: new SharedFileSqliteDialect({ database: sqlite }) });
+    const db = new Kysely<Database>({ dialect: new SharedFileSqliteDialect(sqlite) });
     return { db, dialect, sqlite, path, close: () => db.destroy() };
   }
   if (dialect === 'postgres') {

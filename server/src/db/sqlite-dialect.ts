@@ -3,6 +3,8 @@ import {
   type DatabaseConnection,
   type Driver,
   type QueryResult,
+  SelectQueryNode,
+  type SqliteDatabase,
   SqliteDialect,
   type SqliteDialectConfig,
   SqliteDriver,
@@ -21,16 +23,66 @@ export const isBusy = (err: unknown) =>
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
+ * Whose turn it is on the one connection (Kysely's SQLite driver has the same lock, without the step aside
+ * below): one query or transaction at a time, in the order they asked.
+ */
+class ConnectionTurns {
+  private held = false;
+  private readonly waiting: Array<() => void> = [];
+
+  async take(): Promise<void> {
+    if (!this.held) {
+      this.held = true;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  give(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.held = false;
+  }
+}
+
+/**
  * A connection whose statements, refused because another connection (the ledger's writer thread) holds the
  * write lock, are retried after a timer instead of in SQLite's busy handler, which sleeps on the calling thread:
  * the event loop keeps serving while a console write waits for the lock. A refused statement did nothing, so
  * running it again is safe.
+ *
+ * Outside a transaction a refused statement holds nothing either, so it gives up its turn on the connection
+ * while it waits: the reads queued behind it, which the write lock does not stop (the users' snapshots the
+ * relay rereads), run meanwhile instead of waiting as long as the thread holds the lock (seconds while it
+ * builds a closed log chunk's indexes). Writes keep their order: one that comes while earlier ones wait for
+ * the lock waits behind them.
  */
 class RetryingConnection implements DatabaseConnection {
-  constructor(private readonly inner: DatabaseConnection) {}
+  /** Statements waiting for the write lock, each after the one before it. */
+  private waiting = 0;
+  private lastWaiting: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly inner: DatabaseConnection,
+    private readonly sqlite: { inTransaction: boolean },
+    private readonly turns: ConnectionTurns,
+  ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const giveUpAt = performance.now() + BUSY_WAIT_MS;
+    if (this.sqlite.inTransaction) return this.retryHoldingTurn(query, giveUpAt);
+    if (this.waiting === 0 || SelectQueryNode.is(query.query)) {
+      try {
+        return await this.inner.executeQuery<R>(query);
+      } catch (err) {
+        if (!isBusy(err)) throw err;
+      }
+    }
+    return this.waitForLock(query, giveUpAt);
+  }
+
+  /** Inside a transaction the turn is the transaction's: nothing else may run on the connection meanwhile. */
+  private async retryHoldingTurn<R>(query: CompiledQuery, giveUpAt: number): Promise<QueryResult<R>> {
     for (let delay = 1; ; delay = Math.min(delay * 2, 16)) {
       try {
         return await this.inner.executeQuery<R>(query);
@@ -41,22 +93,64 @@ class RetryingConnection implements DatabaseConnection {
     }
   }
 
+  /** Waits behind the statements already waiting, away from the connection; returns holding the turn again. */
+  private async waitForLock<R>(query: CompiledQuery, giveUpAt: number): Promise<QueryResult<R>> {
+    const before = this.lastWaiting;
+    let done!: () => void;
+    this.lastWaiting = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    this.waiting++;
+    this.turns.give();
+    try {
+      await before;
+      for (let delay = 1; ; delay = Math.min(delay * 2, 16)) {
+        await this.turns.take();
+        try {
+          return await this.inner.executeQuery<R>(query);
+        } catch (err) {
+          if (!isBusy(err) || performance.now() > giveUpAt) throw err;
+        }
+        this.turns.give();
+        await sleep(delay);
+      }
+    } finally {
+      this.waiting--;
+      done();
+    }
+  }
+
   streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
     return this.inner.streamQuery<R>(query, chunkSize);
   }
 }
 
 class RetryingDriver extends SqliteDriver {
-  private readonly wrapped = new WeakMap<DatabaseConnection, RetryingConnection>();
+  private readonly turns = new ConnectionTurns();
+  private connection?: RetryingConnection;
+
+  constructor(
+    settings: SqliteDialectConfig,
+    private readonly sqlite: { inTransaction: boolean },
+  ) {
+    super(settings);
+  }
+
+  override async init(): Promise<void> {
+    await super.init();
+    // The driver's one connection, taken once; turns on it are this driver's own from here on.
+    const inner = await super.acquireConnection();
+    await super.releaseConnection();
+    this.connection = new RetryingConnection(inner, this.sqlite, this.turns);
+  }
 
   override async acquireConnection(): Promise<DatabaseConnection> {
-    const inner = await super.acquireConnection();
-    let conn = this.wrapped.get(inner);
-    if (!conn) {
-      conn = new RetryingConnection(inner);
-      this.wrapped.set(inner, conn);
-    }
-    return conn;
+    await this.turns.take();
+    return this.connection as RetryingConnection;
+  }
+
+  override async releaseConnection(): Promise<void> {
+    this.turns.give();
   }
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
@@ -71,11 +165,11 @@ class RetryingDriver extends SqliteDriver {
  * timers (above), so the connection runs with busy_timeout 0.
  */
 export class SharedFileSqliteDialect extends SqliteDialect {
-  constructor(private readonly settings: SqliteDialectConfig) {
-    super(settings);
+  constructor(private readonly sqlite: SqliteDatabase & { inTransaction: boolean }) {
+    super({ database: sqlite });
   }
 
   override createDriver(): Driver {
-    return new RetryingDriver(this.settings);
+    return new RetryingDriver({ database: this.sqlite }, this.sqlite);
   }
 }
