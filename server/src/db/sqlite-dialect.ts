@@ -20,7 +20,27 @@ export const BUSY_WAIT_MS = 60_000;
 export const isBusy = (err: unknown) =>
   typeof (err as { code?: unknown })?.code === 'string' &&
   (err as { code: string }).code.startsWith('SQLITE_BUSY');
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** The waits between attempts at a statement the write lock refused: 1, 2, 4, 8, then 16 ms. */
+const nextDelay = (delay: number) => Math.min(delay * 2, 16);
+
+/**
+ * Runs `attempt` again on timers while another connection's write lock refuses it, until `giveUpAt` (by default
+ * BUSY_WAIT_MS from now). `attempt` must do nothing when refused, so that running it again is safe.
+ */
+export async function retryWhileBusy<T>(
+  attempt: () => T | Promise<T>,
+  giveUpAt = performance.now() + BUSY_WAIT_MS,
+): Promise<T> {
+  for (let delay = 1; ; delay = nextDelay(delay)) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!isBusy(err) || performance.now() > giveUpAt) throw err;
+      await sleep(delay);
+    }
+  }
+}
 
 /**
  * Whose turn it is on the one connection (Kysely's SQLite driver has the same lock, without the step aside
@@ -70,7 +90,8 @@ class RetryingConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const giveUpAt = performance.now() + BUSY_WAIT_MS;
-    if (this.sqlite.inTransaction) return this.retryHoldingTurn(query, giveUpAt);
+    // Inside a transaction the turn is the transaction's: nothing else may run on the connection meanwhile.
+    if (this.sqlite.inTransaction) return retryWhileBusy(() => this.inner.executeQuery<R>(query), giveUpAt);
     if (this.waiting === 0 || SelectQueryNode.is(query.query)) {
       try {
         return await this.inner.executeQuery<R>(query);
@@ -79,18 +100,6 @@ class RetryingConnection implements DatabaseConnection {
       }
     }
     return this.waitForLock(query, giveUpAt);
-  }
-
-  /** Inside a transaction the turn is the transaction's: nothing else may run on the connection meanwhile. */
-  private async retryHoldingTurn<R>(query: CompiledQuery, giveUpAt: number): Promise<QueryResult<R>> {
-    for (let delay = 1; ; delay = Math.min(delay * 2, 16)) {
-      try {
-        return await this.inner.executeQuery<R>(query);
-      } catch (err) {
-        if (!isBusy(err) || performance.now() > giveUpAt) throw err;
-        await sleep(delay);
-      }
-    }
   }
 
   /** Waits behind the statements already waiting, away from the connection; returns holding the turn again. */
@@ -104,7 +113,8 @@ class RetryingConnection implements DatabaseConnection {
     this.turns.give();
     try {
       await before;
-      for (let delay = 1; ; delay = Math.min(delay * 2, 16)) {
+      // Not retryWhileBusy: the turn is given up between attempts, and kept when the last one fails.
+      for (let delay = 1; ; delay = nextDelay(delay)) {
         await this.turns.take();
         try {
           return await this.inner.executeQuery<R>(query);

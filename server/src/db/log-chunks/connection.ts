@@ -1,6 +1,6 @@
 import type { Database as Sqlite } from 'better-sqlite3';
 import type { Db } from '../index.ts';
-import { BUSY_WAIT_MS, isBusy, sleep } from '../sqlite-dialect.ts';
+import { retryWhileBusy } from '../sqlite-dialect.ts';
 
 /**
  * Runs `work` on the handle's SQLite connection while no query of the builder is using it (a builder
@@ -11,15 +11,5 @@ import { BUSY_WAIT_MS, isBusy, sleep } from '../sqlite-dialect.ts';
 export function onSqlite<T>(handle: Db, work: (sqlite: Sqlite) => T): Promise<T> {
   const sqlite = handle.sqlite;
   if (!sqlite) throw new Error('the usage log chunks are a SQLite layout');
-  return handle.db.connection().execute(async () => {
-    const giveUpAt = performance.now() + BUSY_WAIT_MS;
-    for (let delay = 1; ; delay = Math.min(delay * 2, 16)) {
-      try {
-        return work(sqlite);
-      } catch (err) {
-        if (!isBusy(err) || performance.now() > giveUpAt) throw err;
-        await sleep(delay);
-      }
-    }
-  });
+  return handle.db.connection().execute(() => retryWhileBusy(() => work(sqlite)));
 }
