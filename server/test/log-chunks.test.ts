@@ -2,11 +2,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Database as Sqlite } from 'better-sqlite3';
+import SQLite from 'better-sqlite3';
 import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { type AppContext, createContext } from '../src/context.ts';
+import { migrate, openDatabase } from '../src/db/index.ts';
 import { CHUNK_INDEXES, chunkTables, LIVE } from '../src/db/log-chunks/layout.ts';
+import { chunkIndexing, noteLiveRows } from '../src/db/log-chunks/rollover.ts';
 import { Balance } from '../src/ledger/balance.ts';
 import type { LogRow } from '../src/ledger/log-insert.ts';
 import { LedgerWriter } from '../src/ledger/writer.ts';
@@ -69,8 +72,18 @@ describe('usage log chunks (SQLite)', () => {
   }
 
   const tmpDb = () => join(mkdtempSync(join(tmpdir(), 'gw-log-chunks-')), 'gateway.db');
-  const indexCount = (ctx: AppContext, table: string) =>
-    (ctx.logDb.sqlite?.prepare(`PRAGMA index_list("${table}")`).all() ?? []).length;
+  // From sqlite_master, not PRAGMA index_list: a pragma answers from the connection's cached schema, which does
+  // not see a chunk another connection (the writer thread) has just closed.
+  const indexesOf = (sqlite: Sqlite, table: string) =>
+    (
+      sqlite
+        .prepare(`SELECT count(*) AS n FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`)
+        .get(table) as { n: number }
+    ).n;
+  const indexCount = (ctx: AppContext, table: string) => indexesOf(ctx.logDb.sqlite!, table);
+  /** A closed chunk's indexes are built in the background after the flush that closed it. */
+  const indexed = (ctx: AppContext, table: string) =>
+    vi.waitFor(() => expect(indexCount(ctx, table)).toBe(CHUNK_INDEXES.length), { timeout: 5000 });
   const rowsOf = (ctx: AppContext, table: string) =>
     (ctx.logDb.sqlite?.prepare(`SELECT count(*) AS n FROM "${table}"`).get() as { n: number } | undefined)
       ?.n ?? -1;
@@ -83,7 +96,7 @@ describe('usage log chunks (SQLite)', () => {
     expect(chunks).toEqual(['logs_c1', 'logs_c2', 'logs_c3']);
     expect(chunks.map((t) => rowsOf(ctx, t))).toEqual([0, 60, 60]);
     expect(rowsOf(ctx, LIVE)).toBe(10);
-    for (const t of chunks.slice(1)) expect(indexCount(ctx, t)).toBe(CHUNK_INDEXES.length);
+    for (const t of chunks.slice(1)) await indexed(ctx, t);
     expect(indexCount(ctx, LIVE)).toBe(1);
 
     const page = await listLogs(ctx.logDb, {}, 1, 100);
@@ -104,13 +117,47 @@ describe('usage log chunks (SQLite)', () => {
     expect([stat.quota, stat.prompt_tokens, stat.completion_tokens]).toEqual([1300, 390, 260]);
   });
 
+  it("answers the flush that closes a chunk before building the chunk's indexes, then builds them one per write lock", async () => {
+    const path = tmpDb();
+    const db = await openDatabase('', path);
+    await migrate(db);
+    db.logChunkRows = 50;
+    const other = new SQLite(path);
+    try {
+      for (let i = 0; i < 60; i++)
+        await db.db
+          .insertInto('logs')
+          .values(consumeLogRow({ user_id: 1, created_at: now }))
+          .execute();
+      const count = (table: string) => indexesOf(db.sqlite!, table);
+      expect(await noteLiveRows(db, 60)).toBe('logs_c2');
+      // Closed, with only the (created_at, id) index it had while live; the file's write lock is free.
+      expect(count('logs_c2')).toBe(1);
+      other.exec('BEGIN IMMEDIATE; COMMIT');
+      // While another connection holds the lock, no build goes ahead; once it lets go, all of them do.
+      other.exec('BEGIN IMMEDIATE');
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(count('logs_c2')).toBe(1);
+      other.exec('COMMIT');
+      await chunkIndexing(db);
+      expect(count('logs_c2')).toBe(CHUNK_INDEXES.length);
+      expect(count(LIVE)).toBe(1);
+    } finally {
+      other.close();
+      await db.close();
+    }
+  });
+
   it('keeps ids growing across a restart and builds at start what a cut-short index build left out', async () => {
     const path = tmpDb();
     let ctx = await start(path);
     await writeRows(ctx, 70, 70, (i) => now - 100 + i);
+    await indexed(ctx, 'logs_c2');
     const sqlite = ctx.logDb.sqlite!;
     // As if the process had died while building logs_c2's indexes: only part of them exists.
-    const names = sqlite.prepare(`PRAGMA index_list("logs_c2")`).all() as Array<{ name: string }>;
+    const names = sqlite
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'logs_c2'`)
+      .all() as Array<{ name: string }>;
     for (const { name } of names.slice(0, 9)) sqlite.exec(`DROP INDEX "${name}"`);
     await ctx.close();
     open.length = 0;
