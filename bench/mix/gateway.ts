@@ -12,6 +12,7 @@ import { runRetention } from '../../server/src/modules/retention/job.ts';
 import { relayState } from '../../server/src/relay/relay-state.ts';
 import { channelRow, tokenRow, userRow } from '../../server/test/support/account-rows.ts';
 import { seedLogRows } from '../logs/seed.ts';
+import { sampleAllocations } from './heap-sample.ts';
 import { traceSlowQueries, traceSlowStatements } from './slow-sql.ts';
 import { CHANNELS, MODEL_RATIOS, TOKENS_PER_USER, tokenKey, USERS } from './traffic.ts';
 
@@ -112,6 +113,9 @@ await app.listen({ port: 0, host: '127.0.0.1' });
 const addr = app.server.address();
 
 const stalls = new StallWatch();
+const heapSample = process.env.MIX_HEAP_SAMPLE
+  ? await sampleAllocations(process.env.MIX_HEAP_SAMPLE)
+  : undefined;
 process.send?.({
   port: typeof addr === 'object' && addr ? addr.port : 0,
   rssMb: process.memoryUsage().rss / 1048576,
@@ -179,6 +183,7 @@ process.on('message', async (msg: { cmd: string; id?: number }) => {
     reply({ logged, used, tokenUsed, rows });
   }
   if (msg.cmd === 'stop') {
+    await heapSample?.();
     await app.close();
     await ctx.close();
     process.exit(0);

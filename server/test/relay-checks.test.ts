@@ -54,13 +54,17 @@ describe('relay: settings that refuse requests', () => {
     const client = await clientFor();
     expect((await ask(client, 'tell me about the weather')).choices[0].message.content).toBeTruthy();
 
-    await setOption('SensitiveWords', 'forbidden-topic\nBadWord');
+    // Words with regular-expression characters and letters outside ASCII; U+0130 (İ) lowers to "i" + U+0307.
+    await setOption('SensitiveWords', 'forbidden-topic\nBadWord\nc++ (beta)\nécole\nhi');
     await setOption('CheckSensitiveEnabled', 'true');
     await setOption('CheckSensitiveOnPromptEnabled', 'true');
     const before = mock.requests.length;
     for (const content of [
       'please explain badword to me',
       [{ type: 'text' as const, text: 'x FORBIDDEN-TOPIC y' }],
+      'tips for C++ (BETA) builds',
+      'LA GRANDE ÉCOLE',
+      'HİGH',
     ]) {
       const err = await ask(client, content).catch((e) => e);
       expect(err).toBeInstanceOf(OpenAI.BadRequestError);
@@ -68,6 +72,7 @@ describe('relay: settings that refuse requests', () => {
       expect(err.code).toBe('sensitive_words_detected');
     }
     expect(mock.requests.length).toBe(before);
+    expect((await ask(client, 'c++ beta builds, une ecole')).choices[0].message.content).toBeTruthy();
 
     await setOption('CheckSensitiveOnPromptEnabled', 'false');
     expect((await ask(client, 'please explain badword to me')).choices[0].message.content).toBeTruthy();

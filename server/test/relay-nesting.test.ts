@@ -121,8 +121,9 @@ describe('relay: nesting depth and message shapes', () => {
     expect(await snapshot()).toEqual(before);
   });
 
-  it('brackets and escaped quotes inside strings do not count; nesting up to the limit is served', async () => {
-    const text = `${'[{'.repeat(5_000)} \\" ${'[{'.repeat(5_000)}`;
+  it('brackets, escaped quotes and backslashes inside strings do not count; nesting up to the limit is served', async () => {
+    // An escaped quote inside, an escaped backslash at the end (the quote after it closes the string).
+    const text = `${'[{'.repeat(5_000)} \\" ${'[{'.repeat(5_000)} \\\\`;
     const atLimit = `${'{"a":'.repeat(63)}1${'}'.repeat(63)}`; // 64 levels with the body's own object
     const body = `{"model":"${MODEL}","messages":[{"role":"user","content":"${text}"}],"metadata":${atLimit}}`;
     for (const via of transports) expect((await post('/v1/chat/completions', body, via)).status).toBe(200);

@@ -102,11 +102,28 @@ export function holdFor(
   return { need, amount: Math.max(need, amount) };
 }
 
+/** logContent's texts by price: a handful of distinct prices in use, each text shared by every row it is on. */
+const contents = new Map<string, string>();
+const MAX_CONTENTS = 1_000;
+
 /**
  * The log row's content text, for API readers and old consoles; the console writes its own from
- * the row's `other`. Ratios as configured (0.075 stays 0.075), so both read the same figure.
+ * the row's `other`. Ratios as configured (0.075 stays 0.075), so both read the same figure. One string per
+ * price: a row waits for the ledger's next flush (a second), so a text built per request would outlive the young
+ * generation and be copied into the old one, request after request.
  */
 export function logContent(price: Price & { unset?: boolean }): string {
+  const key = `${price.modelPrice} ${price.groupRatio} ${price.modelRatio} ${price.completionRatio} ${price.unset === true}`;
+  let text = contents.get(key);
+  if (text === undefined) {
+    if (contents.size >= MAX_CONTENTS) contents.clear();
+    text = contentOf(price);
+    contents.set(key, text);
+  }
+  return text;
+}
+
+function contentOf(price: Price & { unset?: boolean }): string {
   const f = (n: number) => String(n);
   const base =
     price.modelPrice >= 0

@@ -11,21 +11,35 @@ const CLOSE_BRACE = 0x7d;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
-/** Whether JSON text nests arrays and objects deeper than `max`: one linear scan, brackets inside strings ignored. */
+/**
+ * Whether JSON text nests arrays and objects deeper than `max`: one linear scan, brackets inside strings ignored.
+ * A string is skipped with `indexOf` to its closing quote (one not escaped by an odd run of backslashes): a
+ * request's text is mostly in strings, and the native search is several times faster than a loop per character.
+ */
 export function nestedDeeperThan(text: string, max: number): boolean {
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
-    } else if (c === QUOTE) inString = true;
-    else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
+    if (c === QUOTE) {
+      i = closingQuote(text, i);
+      if (i < 0) return false; // an unterminated string: the parser refuses the text
+    } else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
       if (++depth > max) return true;
     } else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) depth--;
   }
   return false;
+}
+
+/** The index of the quote that closes the string opened at `open`, or -1. */
+function closingQuote(text: string, open: number): number {
+  let at = open;
+  for (;;) {
+    at = text.indexOf('"', at + 1);
+    if (at < 0) return -1;
+    let before = at - 1;
+    while (text.charCodeAt(before) === BACKSLASH) before--;
+    if ((at - 1 - before) % 2 === 0) return at;
+  }
 }
 
 const invalidJson = () => badRequest('invalid JSON in request body');

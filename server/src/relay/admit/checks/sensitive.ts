@@ -16,8 +16,14 @@ export interface SensitiveCheck {
   words(): readonly string[];
 }
 
+const escaped = (w: string) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** The one character whose lower case is two (U+0130, dotted capital I, lowers to "i" and U+0307). */
+const DOTTED_I = '\u0130';
+
 export function createSensitiveCheck(ctx: AppContext): SensitiveCheck {
   let words: string[] = [];
+  /** Any listed word, in any case (Unicode case folding), in one scan without a lower-case copy of the text. */
+  let anyWord: RegExp | null = null;
   const load = () => {
     words = [
       ...new Set(
@@ -28,14 +34,20 @@ export function createSensitiveCheck(ctx: AppContext): SensitiveCheck {
           .filter(Boolean),
       ),
     ];
+    anyWord = words.length ? new RegExp(words.map(escaped).join('|'), 'iu') : null;
   };
   load();
   ctx.options.onChange((key) => {
     if (key === 'SensitiveWords') load();
   });
 
+  /**
+   * Whether the text may hold a listed word: where the lower-case copy matches a word, case folding matches it
+   * too, but for U+0130, whose lower case is two characters; a text holding it is compared the long way.
+   */
+  const mayHold = (text: string) => !!anyWord?.test(text) || text.includes(DOTTED_I);
   const find = (text: string) => {
-    if (!words.length || !text) return undefined;
+    if (!words.length || !text || !mayHold(text)) return undefined;
     const lower = text.toLowerCase();
     return words.find((w) => lower.includes(w));
   };
@@ -49,7 +61,8 @@ export function createSensitiveCheck(ctx: AppContext): SensitiveCheck {
       if (!words.length) return;
       const texts: string[] = [];
       collectPromptText(body, texts);
-      if (find(texts.join('\n')) !== undefined) {
+      // Text by text: a word holds no line break, so none spans two texts.
+      if (texts.some((t) => mayHold(t) && find(t) !== undefined)) {
         throw new RelayError(
           400,
           'sensitive words detected in the request',
