@@ -1,7 +1,7 @@
 import { loadavg } from 'node:os';
 import { median, percentile } from '../stats.ts';
 import { ask, type Books, buildChildren, reconciled, type Stats, stopAll } from './children.ts';
-import { closedLoop, type MixResult, openLoop } from './load.ts';
+import { closedLoop, closeOpenPools, type MixResult, openLoop, openPool } from './load.ts';
 import { makeMix } from './traffic.ts';
 
 /**
@@ -102,14 +102,17 @@ const background = ask<{ exportMs: number; retentionMs: number; purged: number }
   bgDone = true;
 });
 const during: Measured[] = [];
-for (let i = 0; i < 12 && !bgDone; i++)
+for (let i = 0; i < 12 && !bgDone; i++) {
+  await openPool(targets.gateway.origin, mix);
   during.push(await measure('gateway', () => openLoop(targets.gateway.origin, mix, rate, SECONDS)));
+}
 const bg = await background;
 const open: Array<{ bare: Measured; gateway: Measured; loginFailures: number }> = [];
 for (let round = 0; round < ROUNDS; round++) {
   const order: Target[] = round % 2 === 0 ? ['bare', 'gateway'] : ['gateway', 'bare'];
   const pair = { loginFailures: 0 } as { bare: Measured; gateway: Measured; loginFailures: number };
   for (const t of order) {
+    await openPool(targets[t].origin, mix);
     pair[t] = await measure(t, async () => {
       const burst =
         t === 'gateway'
@@ -124,6 +127,7 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 const end = await ask<Stats>(gw.child, 'stats');
 const books = await ask<Books>(gw.child, 'reconcile');
+await closeOpenPools();
 await stopAll(gw.child, [bare.child, mock.child]);
 
 const f = (n: number, d = 0) => n.toFixed(d);

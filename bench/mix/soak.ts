@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { median, percentile } from '../stats.ts';
 import { ask, type Books, buildChildren, reconciled, type Stats, stopAll } from './children.ts';
-import { closedLoop, openLoop } from './load.ts';
+import { closedLoop, closeOpenPools, openLoop, openPool } from './load.ts';
 import { makeMix } from './traffic.ts';
 
 /**
@@ -76,6 +76,7 @@ while ((performance.now() - began) / 60_000 < MINUTES) {
     backgroundRuns++;
     background = ask(gw.child, 'background');
   }
+  await openPool(origin, mix);
   const r = await openLoop(origin, mix, rate, WINDOW);
   await background;
   const s = await ask<Stats>(gw.child, 'stats');
@@ -108,6 +109,7 @@ while ((performance.now() - began) / 60_000 < MINUTES) {
   );
 }
 const books = await ask<Books>(gw.child, 'reconcile');
+await closeOpenPools();
 await stopAll(gw.child, [mock.child]);
 
 /** Least-squares slope of y over x. */
