@@ -1,11 +1,11 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../../infra/random-hex.ts';
 import { badRequest, RelayError } from '../relay-error.ts';
 import type { HubErrorKind, HubImage, HubUsage } from './hub.ts';
 
 /** Small helpers every codec uses. */
 
 /** A fresh id with a format's prefix (`msg_`, `call_`, `toolu_`, `resp_` ...). */
-export const newId = (prefix: string) => `${prefix}${randomBytes(12).toString('hex')}`;
+export const newId = (prefix: string) => `${prefix}${randomHex(12)}`;
 
 /** One SSE frame with a data line only (OpenAI chat, Gemini). */
 export const sseData = (payload: unknown) => `data: ${JSON.stringify(payload)}\n\n`;
