@@ -5,7 +5,11 @@ import { join } from 'node:path';
 import { buildApp } from '../server/src/app.ts';
 import { loadConfig } from '../server/src/config.ts';
 import { createContext } from '../server/src/context.ts';
+import { lowerRuntimeThreadsPriority } from '../server/src/infra/os/thread-priority.ts';
 import { channelRow, tokenRow, userRow } from '../server/test/support/account-rows.ts';
+
+// As server/src/main.ts does first: Node's own threads run below the event loop.
+lowerRuntimeThreadsPriority();
 
 /**
  * The gateway under benchmark, in its own process so its CPU time and memory are its own: a fresh SQLite

@@ -6,6 +6,7 @@ import { loadConfig } from '../../server/src/config.ts';
 import { createContext } from '../../server/src/context.ts';
 import { migrate, openDatabase } from '../../server/src/db/index.ts';
 import { StallWatch } from '../../server/src/infra/metrics/stall-watch.ts';
+import { lowerRuntimeThreadsPriority } from '../../server/src/infra/os/thread-priority.ts';
 import { hashPassword } from '../../server/src/modules/auth/password.ts';
 import { exportQuotaData } from '../../server/src/modules/data/export.ts';
 import { runRetention } from '../../server/src/modules/retention/job.ts';
@@ -15,6 +16,9 @@ import { seedLogRows } from '../logs/seed.ts';
 import { sampleAllocations } from './heap-sample.ts';
 import { traceSlowQueries, traceSlowStatements } from './slow-sql.ts';
 import { CHANNELS, MODEL_RATIOS, TOKENS_PER_USER, tokenKey, USERS } from './traffic.ts';
+
+// As server/src/main.ts does first: Node's own threads run below the event loop.
+lowerRuntimeThreadsPriority();
 
 /**
  * The gateway of the mix benchmark, in its own process: SQLite with its defaults, a usage log that already

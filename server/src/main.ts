@@ -1,9 +1,12 @@
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { createContext } from './context.ts';
+import { lowerRuntimeThreadsPriority } from './infra/os/thread-priority.ts';
 import { applyConfigFileAtStart } from './modules/config/startup.ts';
 import { relayState } from './relay/relay-state.ts';
 
+// Before the server starts threads of its own: what runs now besides the event loop is V8's and Node's.
+lowerRuntimeThreadsPriority();
 const config = loadConfig();
 const ctx = await createContext(config);
 try {

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,6 +65,20 @@ describe('production start (npm start)', () => {
     expect(procs.map((p) => p.exe).sort()).toEqual(['node', 'node']);
     const environ = readFileSync(`/proc/${server?.pid}/environ`, 'utf8').split('\0');
     for (const [k, v] of Object.entries(SERVER_ENV)) expect(environ).toContain(`${k}=${v}`);
+  });
+
+  it("runs Node's own threads below the event loop", () => {
+    const server = groupProcesses(proc.pid as number).find((p) => p.pid !== proc.pid && p.exe === 'node');
+    const nice = (tid: string) => {
+      const stat = readFileSync(`/proc/${server?.pid}/task/${tid}/stat`, 'utf8');
+      // Fields after the command's closing parenthesis: state is the 3rd field of the line, nice the 19th.
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    };
+    const tids = readdirSync(`/proc/${server?.pid}/task`);
+    const loop = nice(String(server?.pid));
+    // V8's four helper threads and its task scheduler, at least, are lowered at start; the event loop is not.
+    expect(tids.filter((t) => nice(t) === Math.min(19, loop + 10)).length).toBeGreaterThanOrEqual(5);
+    expect(tids.filter((t) => nice(t) === loop)).toContain(String(server?.pid));
   });
 
   it('serves the console and relays through the bundled server', async () => {
