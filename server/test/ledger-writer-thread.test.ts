@@ -8,6 +8,7 @@ import { type AppContext, createContext } from '../src/context.ts';
 import { openDatabase } from '../src/db/index.ts';
 import { Balance } from '../src/ledger/balance.ts';
 import type { LogRow } from '../src/ledger/log-insert.ts';
+import { LogPacker } from '../src/ledger/packed-logs.ts';
 import { WriterThread } from '../src/ledger/worker/thread.ts';
 import { LedgerWriter } from '../src/ledger/writer.ts';
 import { consumeLogRow } from './support/console-rows.ts';
@@ -152,14 +153,11 @@ describe('ledger writer thread (SQLite)', () => {
       }),
       cost: 0,
     });
-    const commit = (from: number, n: number) =>
-      thread.commit(path, {
-        users: [],
-        tokens: [],
-        channels: [],
-        spends: [],
-        logs: Array.from({ length: n }, (_, i) => log(from + i)),
-      });
+    const commit = (from: number, n: number) => {
+      const packer = new LogPacker();
+      for (let i = 0; i < n; i++) packer.add(log(from + i));
+      return thread.commit(path, { users: [], tokens: [], channels: [], spends: [], logs: packer.take() });
+    };
     /** The rows the database file holds without its WAL: what checkpoints have copied into it. */
     const inFileAlone = async () => {
       const copy = join(dir, `alone-${Math.random()}.db`);

@@ -30,13 +30,22 @@ export function insertSql(
   return sql;
 }
 
+/** A row to insert: an object with the columns as keys, or its values in the columns' order. */
+type InsertRow = Readonly<Record<string, unknown>> | readonly unknown[];
+
 /** The parameters of rows [from, from + n), column by column. */
-function paramsOf<R>(rows: readonly R[], columns: readonly (keyof R)[], from: number, n: number): unknown[] {
+function paramsOf(
+  rows: readonly InsertRow[],
+  columns: readonly string[],
+  from: number,
+  n: number,
+): unknown[] {
   const width = columns.length;
   const params: unknown[] = new Array(n * width);
   for (let r = 0; r < n; r++) {
     const row = rows[from + r];
-    for (let c = 0; c < width; c++) params[r * width + c] = row[columns[c]];
+    if (Array.isArray(row)) for (let c = 0; c < width; c++) params[r * width + c] = row[c];
+    else for (let c = 0; c < width; c++) params[r * width + c] = (row as Record<string, unknown>)[columns[c]];
   }
   return params;
 }
@@ -66,12 +75,26 @@ function sqliteStatement(sqlite: SqliteDb, sql: string) {
  * SQLite's one connection, so nothing else writes in between), so requests keep being served. Elsewhere,
  * statements of up to 200 rows whose SQL text is built once per size.
  */
-export async function bulkInsert<R>(
+export async function bulkInsert<R extends object>(
   target: Db,
   trx: Kysely<Database>,
   table: string,
   columns: readonly (keyof R & string)[],
   rows: readonly R[],
+): Promise<void>;
+export async function bulkInsert(
+  target: Db,
+  trx: Kysely<Database>,
+  table: string,
+  columns: readonly string[],
+  rows: readonly (readonly unknown[])[],
+): Promise<void>;
+export async function bulkInsert(
+  target: Db,
+  trx: Kysely<Database>,
+  table: string,
+  columns: readonly string[],
+  rows: readonly InsertRow[],
 ): Promise<void> {
   const sqlite = target.sqlite;
   if (sqlite) {

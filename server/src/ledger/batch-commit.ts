@@ -2,7 +2,8 @@ import type { Db } from '../db/index.ts';
 import { noteLiveRows } from '../db/log-chunks/rollover.ts';
 import { applyDeltas, type DeltaTable } from './account-deltas.ts';
 import { type SpendRow, writeSpends } from './budget/spends.ts';
-import { insertLogs, type LogRow } from './log-insert.ts';
+import { insertLogValues } from './log-insert.ts';
+import { type PackedLogs, unpackLogs } from './packed-logs.ts';
 
 const USERS: DeltaTable = {
   table: 'users',
@@ -24,14 +25,14 @@ const CHANNELS: DeltaTable = { table: 'channels', columns: [{ name: 'used_quota'
 
 /**
  * One flush as plain data (it may be posted to the SQLite writer thread): per account `[id, amounts...]` in
- * the column order of USERS, TOKENS and CHANNELS above, the budget spends, and the usage log rows.
+ * the column order of USERS, TOKENS and CHANNELS above, the budget spends, and the usage log rows (packed).
  */
 export interface BatchRows {
   users: number[][];
   tokens: number[][];
   channels: number[][];
   spends: SpendRow[];
-  logs: LogRow[];
+  logs: PackedLogs;
 }
 
 /**
@@ -39,14 +40,15 @@ export interface BatchRows {
  * live table is then closed as a chunk once full (db/log-chunks/), on the connection that writes it.
  */
 export async function commitBatch(db: Db, rows: BatchRows): Promise<void> {
+  const logs = unpackLogs(rows.logs);
   await db.db.transaction().execute(async (trx) => {
     await applyDeltas(db, trx, USERS, rows.users);
     await applyDeltas(db, trx, TOKENS, rows.tokens);
     await writeSpends(trx, rows.spends);
     await applyDeltas(db, trx, CHANNELS, rows.channels);
-    await insertLogs(db, trx, rows.logs);
+    await insertLogValues(db, trx, logs);
   });
   // The batch is committed whatever happens here: a rollover refused now is tried again after the next commit,
   // and a chunk whose indexes were not all built gets the rest at the next start.
-  if (db.sqlite && rows.logs.length > 0) await noteLiveRows(db, rows.logs.length).catch(() => {});
+  if (db.sqlite && logs.length > 0) await noteLiveRows(db, logs.length).catch(() => {});
 }

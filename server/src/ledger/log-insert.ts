@@ -7,7 +7,7 @@ import type { LogsTable } from '../db/schema.ts';
 /** One usage log row as the relay writes it (every column but the id). */
 export type LogRow = Omit<LogsTable, 'id' | 'cost'> & { cost: number };
 
-const COLUMNS: Array<keyof LogRow & string> = [
+export const LOG_COLUMNS: ReadonlyArray<keyof LogRow & string> = [
   'user_id',
   'created_at',
   'type',
@@ -34,5 +34,14 @@ const COLUMNS: Array<keyof LogRow & string> = [
  * Inserts usage log rows inside the transaction `trx` (on SQLite into the live table, db/log-chunks/): on SQLite 64 rows per reused prepared statement, with a
  * turn of the event loop every 4 ms of inserts (db/bulk-insert.ts).
  */
-export const insertLogs = (target: Db, trx: Kysely<Database>, rows: LogRow[]): Promise<void> =>
-  bulkInsert(target, trx, target.sqlite ? LIVE : 'logs', COLUMNS, rows);
+export const insertLogs = (target: Db, trx: Kysely<Database>, rows: readonly LogRow[]): Promise<void> =>
+  bulkInsert(target, trx, logTable(target), LOG_COLUMNS, rows);
+
+/** The same, each row given as its values in LOG_COLUMNS order (ledger/packed-logs.ts). */
+export const insertLogValues = (
+  target: Db,
+  trx: Kysely<Database>,
+  rows: readonly (readonly unknown[])[],
+): Promise<void> => bulkInsert(target, trx, logTable(target), LOG_COLUMNS, rows);
+
+const logTable = (target: Db) => (target.sqlite ? LIVE : 'logs');

@@ -4,6 +4,7 @@ import type { Balance } from './balance.ts';
 import { type BatchRows, commitBatch } from './batch-commit.ts';
 import { applyWritten, type Spend, spendRows } from './budget/spends.ts';
 import type { LogRow } from './log-insert.ts';
+import { LogPacker, NO_LOGS, type PackedLogs } from './packed-logs.ts';
 import { writerThreadFor } from './worker/shared-thread.ts';
 
 /** One settled request, waiting to be written. */
@@ -27,6 +28,8 @@ export interface Charge {
  */
 export class LedgerWriter {
   private queue: Charge[] = [];
+  /** The queued charges' usage log rows, packed as they come (packed-logs.ts). */
+  private readonly logs = new LogPacker();
   private readonly settling = new Set<Promise<unknown>>();
   private chain: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout;
@@ -53,6 +56,10 @@ export class LedgerWriter {
   }
 
   push(charge: Charge): void {
+    if (charge.log) {
+      this.logs.add(charge.log);
+      charge.log = undefined;
+    }
     this.queue.push(charge);
   }
 
@@ -97,16 +104,18 @@ export class LedgerWriter {
     this.queue = [];
     const spends = this.spends;
     this.spends = [];
+    const logs = this.logs.take();
     this.epoch++;
     this.busy = true;
     const startedAt = performance.now();
     let ok = false;
     try {
-      await this.write(batch, spends);
+      await this.write(batch, spends, logs);
       ok = true;
     } catch (err) {
       this.queue = batch.concat(this.queue);
       this.spends = spends.concat(this.spends);
+      this.logs.putBack(logs);
       throw err;
     } finally {
       this.busy = false;
@@ -132,13 +141,11 @@ export class LedgerWriter {
     }
   }
 
-  private async write(batch: Charge[], spends: Spend[]): Promise<void> {
+  private async write(batch: Charge[], spends: Spend[], logs: PackedLogs): Promise<void> {
     const users = new Map<number, { quota: number; count: number }>();
     const tokens = new Map<number, number>();
     const channels = new Map<number, number>();
-    const logs: LogRow[] = [];
     for (const c of batch) {
-      if (c.log) logs.push(c.log);
       if (!c.countRequest && c.quota === 0) continue;
       const u = users.get(c.userId) ?? { quota: 0, count: 0 };
       u.quota += c.quota;
@@ -158,13 +165,13 @@ export class LedgerWriter {
       tokens: [...tokens].map(([id, q]) => [id, q, q, now]),
       channels: [...channels].filter(([, q]) => q !== 0),
       spends: spendRows(spends),
-      logs: sameDb ? logs : [],
+      logs: sameDb ? logs : NO_LOGS,
     });
     // Committed: a failure to tell the shared store must not make the batch be written again.
     await this.hooks
       ?.after(amounts, spends)
       .catch((err) => this.ctx.log.error({ err }, 'shared balance update after a write failed'));
-    if (!sameDb && logs.length)
+    if (!sameDb && logs.count > 0)
       await this.commit(this.ctx.logDb, { users: [], tokens: [], channels: [], spends: [], logs });
   }
 

@@ -112,7 +112,7 @@ port.on('message', (msg: ToWriter) => {
     }
     if (!(await answerWith(msg.id, async () => commitBatch(await handle(msg.path), msg.rows)))) return;
     committedSinceTick = true;
-    rowsSinceCheckpoint += msg.rows.logs.length;
+    rowsSinceCheckpoint += msg.rows.logs.count;
     if (checkpointDue()) await checkpoint().catch(() => {});
   });
 });
