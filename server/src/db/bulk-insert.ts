@@ -75,20 +75,6 @@ function sqliteStatement(sqlite: SqliteDb, sql: string) {
  * SQLite's one connection, so nothing else writes in between), so requests keep being served. Elsewhere,
  * statements of up to 200 rows whose SQL text is built once per size.
  */
-export async function bulkInsert<R extends object>(
-  target: Db,
-  trx: Kysely<Database>,
-  table: string,
-  columns: readonly (keyof R & string)[],
-  rows: readonly R[],
-): Promise<void>;
-export async function bulkInsert(
-  target: Db,
-  trx: Kysely<Database>,
-  table: string,
-  columns: readonly string[],
-  rows: readonly (readonly unknown[])[],
-): Promise<void>;
 export async function bulkInsert(
   target: Db,
   trx: Kysely<Database>,
