@@ -12,7 +12,8 @@ import { makeMix } from './traffic.ts';
  * latency from the request's scheduled time); the longest event-loop stall of the gateway in each run; errors;
  * memory. During the first round the gateway runs the dashboard export (whose first run covers the whole
  * seeded log) and a retention pass, and each open-loop run has a burst of password logins. Loopback only,
- * bounded: MIX_SECONDS per run (5), MIX_ROUNDS pairs (3); about two minutes after the first seeding.
+ * bounded: MIX_WARMUP_SECONDS of warm-up (30), MIX_SECONDS per run (5), MIX_ROUNDS pairs (3); about three and a half
+ * minutes after the first seeding.
  */
 const SECONDS = Number(process.env.MIX_SECONDS ?? 5);
 const ROUNDS = Number(process.env.MIX_ROUNDS ?? 3);
@@ -21,6 +22,11 @@ const LOGINS = Number(process.env.MIX_LOGINS ?? 4);
 // The open loop's rate in requests/s; by default half of the gateway's top throughput in this run. A fixed rate
 // compares two builds at the same load where the machine's speed moves between runs.
 const FIXED_RATE = Number(process.env.MIX_RATE ?? 0);
+// How long the gateway runs the mix before anything is measured: V8 compiles the relay's hot functions as they
+// warm, and a gateway this size keeps its optimising compiler busy for tens of seconds of traffic (a fifth of its
+// CPU in the first 10 s, under 3% from about 40 s on). The slices' CPU per request is printed, so what the
+// warm-up cost is seen too.
+const WARMUP_SECONDS = Number(process.env.MIX_WARMUP_SECONDS ?? 30);
 
 const start = await buildChildren(['mock-upstream', 'baseline-proxy', 'mix/gateway']);
 
@@ -75,8 +81,17 @@ console.log(
     .map((x) => x.toFixed(2))
     .join(' ')}`,
 );
-await closedLoop(targets.gateway.origin, mix, 16, 2 * SECONDS);
+const warmup: number[] = [];
+for (let at = 0; at < WARMUP_SECONDS; at += 5) {
+  const conns = at < WARMUP_SECONDS / 3 ? 16 : 64;
+  const slice = Math.min(5, WARMUP_SECONDS - at);
+  warmup.push((await measure('gateway', () => closedLoop(targets.gateway.origin, mix, conns, slice))).cpuUs);
+}
 await closedLoop(targets.bare.origin, mix, 16, SECONDS);
+await closedLoop(targets.bare.origin, mix, 64, SECONDS);
+console.log(
+  `warm-up: gateway CPU per request (us) by 5 s slice: ${warmup.map((x) => x.toFixed(0)).join(', ')}`,
+);
 const rssAfterWarmup = (await ask<Stats>(gw.child, 'stats')).rssMb;
 
 const closed = new Map<number, Array<{ bare: Measured; gateway: Measured }>>();

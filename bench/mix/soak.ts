@@ -16,6 +16,8 @@ import { makeMix } from './traffic.ts';
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
 const WINDOW = Number(process.env.SOAK_WINDOW_SECONDS ?? 60);
 const BACKGROUND_EVERY_S = Number(process.env.SOAK_BACKGROUND_SECONDS ?? 300);
+// SOAK_RATE=<req/s>: soak at this rate instead of half the top throughput, to compare two builds at the same load.
+const FIXED_RATE = Number(process.env.SOAK_RATE ?? 0);
 
 const start = await buildChildren(['mock-upstream', 'mix/gateway']);
 const mock = await start('mock-upstream');
@@ -40,7 +42,7 @@ for (let i = 0; i < 3; i++) {
   const r = await closedLoop(origin, mix, 64, 5);
   tops.push(r.requests / r.seconds);
 }
-const rate = Math.max(1, Math.round(median(tops) / 2));
+const rate = FIXED_RATE > 0 ? FIXED_RATE : Math.max(1, Math.round(median(tops) / 2));
 console.log(
   `top ${median(tops).toFixed(0)} req/s at 64 connections; soaking at ${rate} req/s for ${MINUTES} min (load average ${loadavg()
     .map((x) => x.toFixed(2))
