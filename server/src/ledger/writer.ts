@@ -5,6 +5,7 @@ import { type BatchRows, commitBatch } from './batch-commit.ts';
 import { applyWritten, type Spend, spendRows } from './budget/spends.ts';
 import type { LogRow } from './log-insert.ts';
 import { LogPacker, NO_LOGS, type PackedLogs } from './packed-logs.ts';
+import { SettlesInFlight } from './settles-in-flight.ts';
 import { writerThreadFor } from './worker/shared-thread.ts';
 
 /** One settled request, waiting to be written. */
@@ -30,7 +31,7 @@ export class LedgerWriter {
   private queue: Charge[] = [];
   /** The queued charges' usage log rows, packed as they come (packed-logs.ts). */
   private readonly logs = new LogPacker();
-  private readonly settling = new Set<Promise<unknown>>();
+  private readonly settling = new SettlesInFlight();
   private chain: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout;
   /** Set by the ledger when balances are shared through Redis: told before and after each database write. */
@@ -76,18 +77,14 @@ export class LedgerWriter {
    * already running, so that what was answered before a flush (or a shutdown) is in it.
    */
   track<T>(settle: Promise<T>): Promise<T> {
-    this.settling.add(settle);
-    settle.then(
-      () => this.settling.delete(settle),
-      () => this.settling.delete(settle),
-    );
+    this.settling.track(settle);
     return settle;
   }
 
   /** Writes everything queued so far; concurrent calls are serialised. */
   flush(): Promise<void> {
     this.chain = this.chain
-      .then(() => Promise.allSettled([...this.settling]))
+      .then(() => this.settling.drain())
       .then(() => this.writeBatch())
       .catch((err) => this.ctx.log.error({ err }, 'ledger flush failed; will retry'));
     return this.chain;
@@ -142,35 +139,25 @@ export class LedgerWriter {
   }
 
   private async write(batch: Charge[], spends: Spend[], logs: PackedLogs): Promise<void> {
-    const users = new Map<number, { quota: number; count: number }>();
-    const tokens = new Map<number, number>();
-    const channels = new Map<number, number>();
-    for (const c of batch) {
-      if (!c.countRequest && c.quota === 0) continue;
-      const u = users.get(c.userId) ?? { quota: 0, count: 0 };
-      u.quota += c.quota;
-      if (c.countRequest) u.count += 1;
-      users.set(c.userId, u);
-      if (c.tokenId > 0) tokens.set(c.tokenId, (tokens.get(c.tokenId) ?? 0) + c.quota);
-      if (c.channelId > 0) channels.set(c.channelId, (channels.get(c.channelId) ?? 0) + c.quota);
-    }
-    const amounts = new Map<string, number>();
-    for (const [id, u] of users) amounts.set(`user:${id}`, u.quota);
-    for (const [id, q] of tokens) amounts.set(`token:${id}`, q);
-    await this.hooks?.before([...amounts.keys()]);
     const now = Math.floor(Date.now() / 1000);
+    const { users, tokens, channels } = accountRows(batch, now);
+    // The shared store's names for the amounts, only when there is one (Redis): the maps and strings would
+    // otherwise be held through the commit for nothing.
+    const amounts = this.hooks ? sharedAmounts(users, tokens) : undefined;
+    if (amounts) await this.hooks?.before([...amounts.keys()]);
     const sameDb = this.ctx.logDb === this.ctx.db;
     await this.commit(this.ctx.db, {
-      users: [...users].map(([id, u]) => [id, u.quota, u.quota, u.count]),
-      tokens: [...tokens].map(([id, q]) => [id, q, q, now]),
-      channels: [...channels].filter(([, q]) => q !== 0),
+      users,
+      tokens,
+      channels,
       spends: spendRows(spends),
       logs: sameDb ? logs : NO_LOGS,
     });
     // Committed: a failure to tell the shared store must not make the batch be written again.
-    await this.hooks
-      ?.after(amounts, spends)
-      .catch((err) => this.ctx.log.error({ err }, 'shared balance update after a write failed'));
+    if (amounts)
+      await this.hooks
+        ?.after(amounts, spends)
+        .catch((err) => this.ctx.log.error({ err }, 'shared balance update after a write failed'));
     if (!sameDb && logs.count > 0)
       await this.commit(this.ctx.logDb, { users: [], tokens: [], channels: [], spends: [], logs });
   }
@@ -180,4 +167,37 @@ export class LedgerWriter {
     const thread = writerThreadFor(this.ctx, db);
     return thread && db.path ? thread.commit(db.path, rows) : commitBatch(db, rows);
   }
+}
+
+/**
+ * The batch's set-based UPDATE rows: per user [id, quota, quota, requests], per token [id, quota, quota, now], per
+ * channel [id, quota] (channels whose charges came to 0 left out). The maps that sum them end here, before the
+ * commit is awaited, so they die young.
+ */
+function accountRows(batch: Charge[], now: number): Pick<BatchRows, 'users' | 'tokens' | 'channels'> {
+  const users = new Map<number, { quota: number; count: number }>();
+  const tokens = new Map<number, number>();
+  const channels = new Map<number, number>();
+  for (const c of batch) {
+    if (!c.countRequest && c.quota === 0) continue;
+    const u = users.get(c.userId) ?? { quota: 0, count: 0 };
+    u.quota += c.quota;
+    if (c.countRequest) u.count += 1;
+    users.set(c.userId, u);
+    if (c.tokenId > 0) tokens.set(c.tokenId, (tokens.get(c.tokenId) ?? 0) + c.quota);
+    if (c.channelId > 0) channels.set(c.channelId, (channels.get(c.channelId) ?? 0) + c.quota);
+  }
+  return {
+    users: [...users].map(([id, u]) => [id, u.quota, u.quota, u.count]),
+    tokens: [...tokens].map(([id, q]) => [id, q, q, now]),
+    channels: [...channels].filter(([, q]) => q !== 0),
+  };
+}
+
+/** The batch's amounts under the shared store's account names (`user:<id>`, `token:<id>`). */
+function sharedAmounts(users: BatchRows['users'], tokens: BatchRows['tokens']): Map<string, number> {
+  const amounts = new Map<string, number>();
+  for (const [id, quota] of users) amounts.set(`user:${id}`, quota);
+  for (const [id, quota] of tokens) amounts.set(`token:${id}`, quota);
+  return amounts;
 }

@@ -101,9 +101,9 @@ export class Router {
       end: (outcome) => {
         if (!open) return;
         open = false;
-        const left = this.inFlightOn(ch.id) - 1;
-        if (left > 0) this.inFlight.set(ch.id, left);
-        else this.inFlight.delete(ch.id);
+        // Kept at 0 rather than deleted: a map that shrinks and grows with every request reallocates its table,
+        // which, held by the router, outlives the young generation (one entry per channel is all it keeps).
+        this.inFlight.set(ch.id, this.inFlightOn(ch.id) - 1);
         this.breakers.record(ch.id, outcome, probe);
       },
     };
