@@ -2,7 +2,7 @@ import type { Db } from '../db/index.ts';
 import { noteLiveRows } from '../db/log-chunks/rollover.ts';
 import { applyDeltas, type DeltaTable } from './account-deltas.ts';
 import { type SpendRow, writeSpends } from './budget/spends.ts';
-import { insertLogValues } from './log-insert.ts';
+import { insertLogs } from './log-insert.ts';
 import { type PackedLogs, unpackLogs } from './packed-logs.ts';
 
 const USERS: DeltaTable = {
@@ -46,7 +46,7 @@ export async function commitBatch(db: Db, rows: BatchRows): Promise<void> {
     await applyDeltas(db, trx, TOKENS, rows.tokens);
     await writeSpends(trx, rows.spends);
     await applyDeltas(db, trx, CHANNELS, rows.channels);
-    await insertLogValues(db, trx, logs);
+    await insertLogs(db, trx, logs);
   });
   // The batch is committed whatever happens here: a rollover refused now is tried again after the next commit,
   // and a chunk whose indexes were not all built gets the rest at the next start.

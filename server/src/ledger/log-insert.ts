@@ -32,16 +32,11 @@ export const LOG_COLUMNS: ReadonlyArray<keyof LogRow & string> = [
 
 /**
  * Inserts usage log rows inside the transaction `trx` (on SQLite into the live table, db/log-chunks/): on SQLite 64 rows per reused prepared statement, with a
- * turn of the event loop every 4 ms of inserts (db/bulk-insert.ts).
+ * turn of the event loop every 4 ms of inserts (db/bulk-insert.ts). A row is an object, or its values in
+ * LOG_COLUMNS order (as ledger/packed-logs.ts unpacks them).
  */
-export const insertLogs = (target: Db, trx: Kysely<Database>, rows: readonly LogRow[]): Promise<void> =>
-  bulkInsert(target, trx, logTable(target), LOG_COLUMNS, rows);
-
-/** The same, each row given as its values in LOG_COLUMNS order (ledger/packed-logs.ts). */
-export const insertLogValues = (
+export const insertLogs = (
   target: Db,
   trx: Kysely<Database>,
-  rows: readonly (readonly unknown[])[],
-): Promise<void> => bulkInsert(target, trx, logTable(target), LOG_COLUMNS, rows);
-
-const logTable = (target: Db) => (target.sqlite ? LIVE : 'logs');
+  rows: readonly (LogRow | readonly unknown[])[],
+): Promise<void> => bulkInsert(target, trx, target.sqlite ? LIVE : 'logs', LOG_COLUMNS, rows);

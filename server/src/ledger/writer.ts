@@ -143,8 +143,9 @@ export class LedgerWriter {
     const { users, tokens, channels } = accountRows(batch, now);
     // The shared store's names for the amounts, only when there is one (Redis): the maps and strings would
     // otherwise be held through the commit for nothing.
-    const amounts = this.hooks ? sharedAmounts(users, tokens) : undefined;
-    if (amounts) await this.hooks?.before([...amounts.keys()]);
+    const hooks = this.hooks;
+    const amounts = hooks ? sharedAmounts(users, tokens) : undefined;
+    if (hooks && amounts) await hooks.before([...amounts.keys()]);
     const sameDb = this.ctx.logDb === this.ctx.db;
     await this.commit(this.ctx.db, {
       users,
@@ -154,9 +155,9 @@ export class LedgerWriter {
       logs: sameDb ? logs : NO_LOGS,
     });
     // Committed: a failure to tell the shared store must not make the batch be written again.
-    if (amounts)
-      await this.hooks
-        ?.after(amounts, spends)
+    if (hooks && amounts)
+      await hooks
+        .after(amounts, spends)
         .catch((err) => this.ctx.log.error({ err }, 'shared balance update after a write failed'));
     if (!sameDb && logs.count > 0)
       await this.commit(this.ctx.logDb, { users: [], tokens: [], channels: [], spends: [], logs });
