@@ -1,23 +1,15 @@
 import type { AppContext } from '../context.ts';
 import type { Db } from '../db/index.ts';
-import type { Balance } from './balance.ts';
 import { type BatchRows, commitBatch } from './batch-commit.ts';
 import { applyWritten, type Spend, spendRows } from './budget/spends.ts';
 import type { LogRow } from './log-insert.ts';
 import { LogPacker, NO_LOGS, type PackedLogs } from './packed-logs.ts';
+import { type ChargeAmounts, PendingCharges } from './pending-charges.ts';
 import { SettlesInFlight } from './settles-in-flight.ts';
 import { writerThreadFor } from './worker/shared-thread.ts';
 
-/** One settled request, waiting to be written. */
-export interface Charge {
-  userId: number;
-  user: Balance;
-  tokenId: number;
-  token?: Balance;
-  channelId: number;
-  quota: number;
-  /** False when the upstream produced nothing: the log row is kept, the counters are not moved. */
-  countRequest: boolean;
+/** One settled request, waiting to be written: its amounts and its usage log row. */
+export interface Charge extends ChargeAmounts {
   log?: LogRow;
 }
 
@@ -28,8 +20,9 @@ export interface Charge {
  * are the in-memory balances moved from "pending" to "db", so a balance never counts a charge twice.
  */
 export class LedgerWriter {
-  private queue: Charge[] = [];
-  /** The queued charges' usage log rows, packed as they come (packed-logs.ts). */
+  /** The charges settled since the last flush, summed per account (pending-charges.ts). */
+  private charges = new PendingCharges();
+  /** Their usage log rows, packed as they come (packed-logs.ts). */
   private readonly logs = new LogPacker();
   private readonly settling = new SettlesInFlight();
   private chain: Promise<void> = Promise.resolve();
@@ -49,7 +42,7 @@ export class LedgerWriter {
     const every = Math.max(0.05, ctx.config.batchUpdateIntervalSec) * 1000;
     this.timer = setInterval(() => void this.flush(), every);
     this.timer.unref();
-    ctx.metrics?.watchLedgerQueue(() => this.queue.length);
+    ctx.metrics?.watchLedgerQueue(() => this.charges.size);
     ctx.onClose(async () => {
       clearInterval(this.timer);
       await this.flush();
@@ -57,11 +50,8 @@ export class LedgerWriter {
   }
 
   push(charge: Charge): void {
-    if (charge.log) {
-      this.logs.add(charge.log);
-      charge.log = undefined;
-    }
-    this.queue.push(charge);
+    if (charge.log) this.logs.add(charge.log);
+    this.charges.add(charge);
   }
 
   pushSpend(spend: Spend): void {
@@ -69,7 +59,7 @@ export class LedgerWriter {
   }
 
   get queued(): number {
-    return this.queue.length;
+    return this.charges.size;
   }
 
   /**
@@ -96,9 +86,8 @@ export class LedgerWriter {
   }
 
   private async writeBatch(): Promise<void> {
-    if (this.queue.length === 0 && this.spends.length === 0) return;
-    const batch = this.queue;
-    this.queue = [];
+    if (this.charges.size === 0 && this.spends.length === 0) return;
+    const batch = this.charges.take();
     const spends = this.spends;
     this.spends = [];
     const logs = this.logs.take();
@@ -110,7 +99,7 @@ export class LedgerWriter {
       await this.write(batch, spends, logs);
       ok = true;
     } catch (err) {
-      this.queue = batch.concat(this.queue);
+      this.charges.putBack(batch);
       this.spends = spends.concat(this.spends);
       this.logs.putBack(logs);
       throw err;
@@ -120,27 +109,20 @@ export class LedgerWriter {
       this.ctx.metrics?.ledgerFlushed(performance.now() - startedAt, ok);
     }
     applyWritten(spends);
-    for (const c of batch) {
-      // Keep the console's in-memory user snapshot in step without a database read on the hot path.
-      const snap = this.ctx.users.peek(c.userId);
-      if (snap) {
-        snap.quota -= c.quota;
-        snap.used_quota += c.quota;
-        if (c.countRequest) snap.request_count += 1;
-      }
-      if (c.quota === 0) continue;
-      c.user.db -= c.quota;
-      c.user.pending -= c.quota;
-      if (c.token) {
-        c.token.db -= c.quota;
-        c.token.pending -= c.quota;
-      }
+    // Keep the console's in-memory user snapshot in step without a database read on the hot path.
+    for (const [id, sum] of batch.perUser()) {
+      const snap = this.ctx.users.peek(id);
+      if (!snap) continue;
+      snap.quota -= sum.quota;
+      snap.used_quota += sum.quota;
+      snap.request_count += sum.requests;
     }
+    batch.settleBalances();
   }
 
-  private async write(batch: Charge[], spends: Spend[], logs: PackedLogs): Promise<void> {
+  private async write(batch: PendingCharges, spends: Spend[], logs: PackedLogs): Promise<void> {
     const now = Math.floor(Date.now() / 1000);
-    const { users, tokens, channels } = accountRows(batch, now);
+    const { users, tokens, channels } = batch.rows(now);
     // The shared store's names for the amounts, only when there is one (Redis): the maps and strings would
     // otherwise be held through the commit for nothing.
     const hooks = this.hooks;
@@ -168,31 +150,6 @@ export class LedgerWriter {
     const thread = writerThreadFor(this.ctx, db);
     return thread && db.path ? thread.commit(db.path, rows) : commitBatch(db, rows);
   }
-}
-
-/**
- * The batch's set-based UPDATE rows: per user [id, quota, quota, requests], per token [id, quota, quota, now], per
- * channel [id, quota] (channels whose charges came to 0 left out). The maps that sum them end here, before the
- * commit is awaited, so they die young.
- */
-function accountRows(batch: Charge[], now: number): Pick<BatchRows, 'users' | 'tokens' | 'channels'> {
-  const users = new Map<number, { quota: number; count: number }>();
-  const tokens = new Map<number, number>();
-  const channels = new Map<number, number>();
-  for (const c of batch) {
-    if (!c.countRequest && c.quota === 0) continue;
-    const u = users.get(c.userId) ?? { quota: 0, count: 0 };
-    u.quota += c.quota;
-    if (c.countRequest) u.count += 1;
-    users.set(c.userId, u);
-    if (c.tokenId > 0) tokens.set(c.tokenId, (tokens.get(c.tokenId) ?? 0) + c.quota);
-    if (c.channelId > 0) channels.set(c.channelId, (channels.get(c.channelId) ?? 0) + c.quota);
-  }
-  return {
-    users: [...users].map(([id, u]) => [id, u.quota, u.quota, u.count]),
-    tokens: [...tokens].map(([id, q]) => [id, q, q, now]),
-    channels: [...channels].filter(([, q]) => q !== 0),
-  };
 }
 
 /** The batch's amounts under the shared store's account names (`user:<id>`, `token:<id>`). */
