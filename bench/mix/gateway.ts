@@ -5,6 +5,7 @@ import { buildApp } from '../../server/src/app.ts';
 import { loadConfig } from '../../server/src/config.ts';
 import { createContext } from '../../server/src/context.ts';
 import { migrate, openDatabase } from '../../server/src/db/index.ts';
+import { chunkNumbers } from '../../server/src/db/log-chunks/layout.ts';
 import { StallWatch } from '../../server/src/infra/metrics/stall-watch.ts';
 import { lowerRuntimeThreadsPriority } from '../../server/src/infra/os/thread-priority.ts';
 import { hashPassword } from '../../server/src/modules/auth/password.ts';
@@ -138,6 +139,7 @@ process.on('message', async (msg: { cmd: string; id?: number }) => {
       externalMb: mem.external / 1048576,
       maxRssMb: process.resourceUsage().maxRSS / 1024,
       stallMs: stalls.take() * 1000,
+      chunks: ctx.logDb.sqlite ? chunkNumbers(ctx.logDb.sqlite).length : 0,
     });
   }
   if (msg.cmd === 'background') {

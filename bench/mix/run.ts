@@ -56,9 +56,13 @@ async function measure(t: Target, run: () => Promise<MixResult>) {
     cpuUs: (after.cpuUs - before.cpuUs) / Math.max(1, r.requests),
     stallMs: after.stallMs ?? 0,
     rssMb: after.rssMb,
+    /** Usage log chunks the gateway closed during the run (their index builds counted in its CPU). */
+    closes: (after.chunks ?? 0) - (before.chunks ?? 0),
   };
 }
 type Measured = Awaited<ReturnType<typeof measure>>;
+/** `*` after a gateway figure: a usage log chunk closed in that run, its index builds in the CPU counted. */
+const closeMark = (m: Measured) => (m.closes > 0 ? '*' : '');
 
 async function logins(origin: string): Promise<number> {
   const body = JSON.stringify({ username: 'mix0', password: 'mix-password' });
@@ -81,17 +85,16 @@ console.log(
     .map((x) => x.toFixed(2))
     .join(' ')}`,
 );
-const warmup: number[] = [];
+const warmup: string[] = [];
 for (let at = 0; at < WARMUP_SECONDS; at += 5) {
   const conns = at < WARMUP_SECONDS / 3 ? 16 : 64;
   const slice = Math.min(5, WARMUP_SECONDS - at);
-  warmup.push((await measure('gateway', () => closedLoop(targets.gateway.origin, mix, conns, slice))).cpuUs);
+  const m = await measure('gateway', () => closedLoop(targets.gateway.origin, mix, conns, slice));
+  warmup.push(`${m.cpuUs.toFixed(0)}${closeMark(m)}`);
 }
 await closedLoop(targets.bare.origin, mix, 16, SECONDS);
 await closedLoop(targets.bare.origin, mix, 64, SECONDS);
-console.log(
-  `warm-up: gateway CPU per request (us) by 5 s slice: ${warmup.map((x) => x.toFixed(0)).join(', ')}`,
-);
+console.log(`warm-up: gateway CPU per request (us) by 5 s slice: ${warmup.join(', ')}`);
 const rssAfterWarmup = (await ask<Stats>(gw.child, 'stats')).rssMb;
 
 const closed = new Map<number, Array<{ bare: Measured; gateway: Measured }>>();
@@ -163,7 +166,7 @@ for (const [c, pairs] of closed) {
       f(m((p) => p.gateway.rps)).padStart(6),
       f(tputRatios.at(-1) as number, 2).padStart(10),
       f(m((p) => p.bare.cpuUs)).padStart(11),
-      f(m((p) => p.gateway.cpuUs)).padStart(9),
+      `${f(m((p) => p.gateway.cpuUs))}${pairs.some((p) => p.gateway.closes > 0) ? '*' : ''}`.padStart(9),
       f(cpuRatios.at(-1) as number, 2).padStart(9),
       f(Math.max(...pairs.map((p) => p.gateway.stallMs)), 1).padStart(19),
       String(pairs.reduce((n, p) => n + p.gateway.errors + p.bare.errors, 0)).padStart(6),
@@ -187,7 +190,7 @@ for (const [i, p] of open.entries())
       f(lat(p.gateway, 99), 2).padStart(9),
       f(lat(p.gateway, 50) - lat(p.bare, 50), 2).padStart(12),
       f(lat(p.gateway, 99) - lat(p.bare, 99), 2).padStart(12),
-      f(p.gateway.cpuUs).padStart(9),
+      `${f(p.gateway.cpuUs)}${closeMark(p.gateway)}`.padStart(9),
       f(p.gateway.stallMs, 1).padStart(16),
       String(p.gateway.errors + p.bare.errors).padStart(6),
       String(p.loginFailures).padStart(14),
@@ -217,6 +220,10 @@ console.log(
   `  p99 added at half of top throughput: median ${f(median(open.map((p) => lat(p.gateway, 99) - lat(p.bare, 99))), 2)} ms (<= 5)`,
 );
 console.log(`  longest event-loop stall: ${f(Math.max(...all), 1)} ms over every run (<= 20)`);
+const closes = [...[...closed.values()].flat(), ...open].reduce((n, p) => n + p.gateway.closes, 0);
+console.log(
+  `usage log chunks closed: ${closes} in the measured runs (their gateway CPU marked *), ${during.reduce((n, d) => n + d.closes, 0)} during the background phase; a close's index builds are seconds of the writer thread's CPU`,
+);
 console.log(
   `load average after: ${loadavg()
     .map((x) => x.toFixed(2))

@@ -103,6 +103,10 @@ function request(format: Format, model: string, stream: boolean, key: string, te
   };
 }
 
+/** Shares of the mix served by a channel of another format, and streamed (MIX_CONVERTED, MIX_STREAMED). */
+const CONVERTED = Number(process.env.MIX_CONVERTED ?? 0.3);
+const STREAMED = Number(process.env.MIX_STREAMED ?? 0.4);
+
 /** `n` requests of the mix (the load cycles through them). */
 export function makeMix(n: number, seed = 29): MixRequest[] {
   const rand = rng(seed);
@@ -111,11 +115,11 @@ export function makeMix(n: number, seed = 29): MixRequest[] {
   for (let i = 0; i < n; i++) {
     const f = rand();
     const format: Format = f < 0.6 ? 'openai' : f < 0.85 ? 'anthropic' : 'gemini';
-    const converted = rand() < 0.3;
+    const converted = rand() < CONVERTED;
     const others = CHANNELS.filter((c) => (c.format === format) !== converted);
     const channel = others[Math.floor(rand() * others.length)];
     const model = channel.models[Math.floor(rand() * channel.models.length)];
-    const stream = rand() < 0.4;
+    const stream = rand() < STREAMED;
     const r = request(format, model, stream, `sk-${tokenKey(pickToken())}`, prompt(rand));
     r.converted = converted;
     out.push(r);
