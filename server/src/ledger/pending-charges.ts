@@ -25,11 +25,11 @@ interface UserSum {
  * one entry per account however many requests it made.
  */
 export class PendingCharges {
-  private users = new Map<number, UserSum>();
-  private tokens = new Map<number, number>();
-  private channels = new Map<number, number>();
+  private readonly users = new Map<number, UserSum>();
+  private readonly tokens = new Map<number, number>();
+  private readonly channels = new Map<number, number>();
   /** Keyed by the object, not the account id: a reloaded cache entry may hold a new one. */
-  private balances = new Map<Balance, number>();
+  private readonly balances = new Map<Balance, number>();
   private count = 0;
 
   /** Charges summed so far. */
@@ -52,25 +52,7 @@ export class PendingCharges {
     if (c.token) this.balances.set(c.token, (this.balances.get(c.token) ?? 0) + c.quota);
   }
 
-  /** Everything summed so far; this starts empty. */
-  take(): PendingCharges {
-    const out = new PendingCharges();
-    [out.users, out.tokens, out.channels, out.balances, out.count] = [
-      this.users,
-      this.tokens,
-      this.channels,
-      this.balances,
-      this.count,
-    ];
-    this.users = new Map();
-    this.tokens = new Map();
-    this.channels = new Map();
-    this.balances = new Map();
-    this.count = 0;
-    return out;
-  }
-
-  /** Adds back what `take` gave (a write that failed). */
+  /** Adds the sums of a batch whose write failed to these (the charges settled since it was taken). */
   putBack(taken: PendingCharges): void {
     this.count += taken.count;
     for (const [id, s] of taken.users) {

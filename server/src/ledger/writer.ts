@@ -87,7 +87,8 @@ export class LedgerWriter {
 
   private async writeBatch(): Promise<void> {
     if (this.charges.size === 0 && this.spends.length === 0) return;
-    const batch = this.charges.take();
+    const batch = this.charges;
+    this.charges = new PendingCharges();
     const spends = this.spends;
     this.spends = [];
     const logs = this.logs.take();
