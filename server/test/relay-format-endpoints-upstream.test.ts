@@ -35,6 +35,36 @@ describe('relay: format endpoints', () => {
     expect(sent).toMatchObject({ model: 'claude-x', thinking: { type: 'enabled', budget_tokens: 1600 } });
   });
 
+  it("adds Gemini's safety settings after the client's text, and none to a body that has its own", async () => {
+    const text = '{"contents": [ {"role":"user","parts":[{"text":"Hi \\"there\\"\\n\\u00e9"}]} ] }\n';
+    const plain = await relay.post('/v1beta/models/gemini-x:generateContent', text, {
+      'x-goog-api-key': relay.key,
+    });
+    expect(plain.status).toBe(200);
+    const raw = relay.mock.requests.at(-1)?.raw as string;
+    expect(
+      raw.startsWith(
+        '{"contents": [ {"role":"user","parts":[{"text":"Hi \\"there\\"\\n\\u00e9"}]} ] ,"safetySettings":[',
+      ),
+    ).toBe(true);
+    const sent = JSON.parse(raw);
+    expect(sent.contents[0].parts[0].text).toBe('Hi "there"\né');
+    expect(sent.safetySettings.length).toBeGreaterThan(3);
+    expect(sent.safetySettings[0]).toEqual({
+      category: expect.stringMatching(/^HARM_CATEGORY_/),
+      threshold: 'OFF',
+    });
+
+    // Google reads `safety_settings` as the same field: the client's own settings are the only ones sent.
+    const own =
+      '{"contents":[{"role":"user","parts":[{"text":"Hi"}]}],"safety_settings":[{"category":"HARM_CATEGORY_HARASSMENT","threshold":"BLOCK_NONE"}]}';
+    const snake = await relay.post('/v1beta/models/gemini-x:generateContent', own, {
+      'x-goog-api-key': relay.key,
+    });
+    expect(snake.status).toBe(200);
+    expect(relay.mock.requests.at(-1)?.raw).toBe(own);
+  });
+
   it('bills a relayed Anthropic stream the client left for at least the text it received', async () => {
     await relay.addClaude('claude-slow');
     const abort = new AbortController();

@@ -80,16 +80,20 @@ function anthropicProblem(body: any): string | null {
   return null;
 }
 
-const GEMINI_FIELDS = new Set([
-  'contents',
-  'systemInstruction',
-  'tools',
-  'toolConfig',
-  'generationConfig',
-  'safetySettings',
-  'cachedContent',
-  'labels',
-]);
+// Google's JSON mapping takes each field under its camelCase name or its proto name (its own curl examples
+// send `generation_config` and `safety_settings`).
+const GEMINI_FIELDS = new Set(
+  [
+    'contents',
+    'systemInstruction',
+    'tools',
+    'toolConfig',
+    'generationConfig',
+    'safetySettings',
+    'cachedContent',
+    'labels',
+  ].flatMap((k) => [k, k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)]),
+);
 const GEMINI_REFUSED_SCHEMA_KEYS = [
   '$schema',
   'additionalProperties',

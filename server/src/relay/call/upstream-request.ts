@@ -13,6 +13,7 @@ import type { CodecContext, HubRequest } from '../formats/hub.ts';
 import { rawJsonOf } from '../http/json-body.ts';
 import type { ProviderAdapter, UpstreamCall } from '../providers/types.ts';
 import type { ChannelEntry } from '../table-cache/channels.ts';
+import { withAddedFields } from './added-fields.ts';
 import { dropEndUser, type EndUserPolicy } from './end-user-id.ts';
 
 /** One call to one channel: the wire format its host speaks for this request, the path and mapped model. */
@@ -118,8 +119,11 @@ export function outgoingFor(
     Object.assign(json, ch.paramOverride);
     edited = true;
   }
-  // A body the gateway did not change goes upstream byte for byte as the client sent it.
-  return { body: edited || raw === undefined ? JSON.stringify(json) : raw, json };
+  // A body the gateway did not change goes upstream byte for byte as the client sent it; one it only added
+  // fields to, as the client's text followed by those fields.
+  if (raw === undefined) return { body: JSON.stringify(json), json };
+  if (!edited) return { body: raw, json };
+  return { body: withAddedFields(raw, input.json, json) ?? JSON.stringify(json), json };
 }
 
 function converted(

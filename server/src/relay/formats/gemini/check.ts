@@ -13,8 +13,20 @@ export const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !
 
 const absent = (v: unknown) => v === undefined || v === null;
 
-/** camelCase -> snake_case (`inlineData` -> `inline_data`). */
-export const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const snakeNames = new Map<string, string>();
+
+/**
+ * camelCase -> snake_case (`inlineData` -> `inline_data`). Names are the code's own field names, a small fixed
+ * set, so each is converted once: `field` asks for the snake name of every field a request leaves out.
+ */
+export function snake(name: string): string {
+  let out = snakeNames.get(name);
+  if (out === undefined) {
+    out = name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    snakeNames.set(name, out);
+  }
+  return out;
+}
 
 /** A field under its camelCase name, else its snake_case one. */
 export function field(o: Obj, name: string): unknown {
@@ -42,20 +54,20 @@ export const ruleError = (at: string, message: string) =>
 export function optNumber(o: Obj, name: string, at: string, min: number, max: number): number | undefined {
   const v = field(o, name);
   if (absent(v)) return undefined;
-  const path = join(at, name);
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw invalidValue(path, 'TYPE_FLOAT', v);
-  if (v < min || v > max) throw ruleError(path, `${snake(name)} must be in the range [${min}, ${max}].`);
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw invalidValue(join(at, name), 'TYPE_FLOAT', v);
+  if (v < min || v > max)
+    throw ruleError(join(at, name), `${snake(name)} must be in the range [${min}, ${max}].`);
   return v;
 }
 
 export function optInt(o: Obj, name: string, at: string, min: number, max: number): number | undefined {
   const v = field(o, name);
   if (absent(v)) return undefined;
-  const path = join(at, name);
   // Google's JSON mapping takes int64 values as strings too.
   const n = typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isInteger(n)) throw invalidValue(path, 'TYPE_INT32', v);
-  if (n < min || n > max) throw ruleError(path, `${snake(name)} must be in the range [${min}, ${max}].`);
+  if (typeof n !== 'number' || !Number.isInteger(n)) throw invalidValue(join(at, name), 'TYPE_INT32', v);
+  if (n < min || n > max)
+    throw ruleError(join(at, name), `${snake(name)} must be in the range [${min}, ${max}].`);
   return n;
 }
 

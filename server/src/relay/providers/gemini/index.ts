@@ -44,7 +44,9 @@ export const geminiAdapter: ProviderAdapter = {
       { 'x-goog-api-key': ch.key },
     ),
   prepareBody(body, _ch, call) {
-    if (call.mode !== 'chat' || body.safetySettings !== undefined) return false;
+    // Google reads a field under its camelCase or its proto name; a client's own settings are kept.
+    if (call.mode !== 'chat' || body.safetySettings !== undefined || body.safety_settings !== undefined)
+      return false;
     const rules = call.options.json<Record<string, string>>('gemini.safety_settings') ?? {};
     body.safetySettings = HARM_CATEGORIES.map((category) => ({
       category,
