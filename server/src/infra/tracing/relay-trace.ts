@@ -15,7 +15,13 @@ interface RequestTrace {
   attempt?: { span: Span; context: Context; started: number };
 }
 
-const traces = new WeakMap<object, RequestTrace>();
+/**
+ * A request's trace, on the request object itself. Not a WeakMap: V8's young-generation collector keeps a
+ * WeakMap's entries alive, which copied every traced request into the old generation.
+ */
+const TRACE = Symbol('trace');
+type Traced = { [TRACE]?: RequestTrace };
+const traceOf = (req: object) => (req as Traced)[TRACE];
 /** SpanStatusCode.ERROR, without loading the API when tracing is off. */
 const ERROR = 2;
 
@@ -49,13 +55,13 @@ export function traceStart(req: TracedRequest, input: TracedInput): void {
     parent,
   );
   const t: RequestTrace = { root, context: api.trace.setSpan(parent, root) };
-  traces.set(req, t);
+  (req as Traced)[TRACE] = t;
   t.stage = tracer.startSpan('admission', {}, t.context);
 }
 
 /** Ends the stage in progress (and an attempt left open) and starts the next one, as a child of the request. */
 export function traceStage(req: object, name: 'routing' | 'settle'): void {
-  const t = traces.get(req);
+  const t = traceOf(req);
   if (!t) return;
   endOpen(t);
   t.stage = activeOtel()?.tracer.startSpan(name, {}, t.context);
@@ -68,7 +74,7 @@ export function traceAttempt(
   model: string,
   headers: Record<string, string>,
 ): void {
-  const t = traces.get(req);
+  const t = traceOf(req);
   const otel = activeOtel();
   if (!t || !otel) return;
   const { tracer, api } = otel;
@@ -94,7 +100,7 @@ export function traceAttempt(
 
 /** The upstream answered (its status line and headers): a `first byte` span under the attempt. */
 export function traceFirstByte(req: object, status: number): void {
-  const t = traces.get(req);
+  const t = traceOf(req);
   if (!t?.attempt) return;
   t.attempt.span.setAttribute('http.response.status_code', status);
   activeOtel()?.tracer.startSpan('first byte', { startTime: t.attempt.started }, t.attempt.context).end();
@@ -102,7 +108,7 @@ export function traceFirstByte(req: object, status: number): void {
 
 /** An attempt that failed (the relay may try another channel). */
 export function traceAttemptFailed(req: object, status: number, message: string): void {
-  const t = traces.get(req);
+  const t = traceOf(req);
   if (!t?.attempt) return;
   t.attempt.span.setAttribute('error.type', String(status));
   t.attempt.span.setStatus({ code: ERROR, message });
@@ -120,7 +126,7 @@ const FINISH: Record<string, string> = {
 };
 
 /** The request has a span (tracing is on): what only a span records is worth reading. */
-export const isTraced = (req: object): boolean => traces.has(req);
+export const isTraced = (req: object): boolean => traceOf(req) !== undefined;
 
 /** The usage the answer reported and why the model stopped, on the request span. */
 export function traceUsage(
@@ -128,7 +134,7 @@ export function traceUsage(
   usage: { promptTokens: number; completionTokens: number },
   finish?: string,
 ): void {
-  const t = traces.get(req);
+  const t = traceOf(req);
   if (!t) return;
   t.root.setAttributes({
     'gen_ai.usage.input_tokens': usage.promptTokens,
@@ -139,7 +145,7 @@ export function traceUsage(
 
 /** Ends the request's spans when `run` settles; returns `run` unchanged (itself when tracing is off). */
 export function traceEnd<T>(req: object, run: Promise<T>): Promise<T> {
-  const t = traces.get(req);
+  const t = traceOf(req);
   if (!t) return run;
   const end = (status: number, err?: unknown) => {
     endOpen(t);
@@ -149,7 +155,7 @@ export function traceEnd<T>(req: object, run: Promise<T>): Promise<T> {
       t.root.setStatus({ code: ERROR, message: (err as Error).message });
     }
     t.root.end();
-    traces.delete(req);
+    (req as Traced)[TRACE] = undefined;
   };
   return run.then(
     (v) => {
