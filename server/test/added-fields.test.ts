@@ -1,14 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { withAddedFields } from '../src/relay/call/added-fields.ts';
 
-/** What the upstream parses must equal the edited body, whatever the client's text looked like. */
-function check(raw: string, edit: (json: Record<string, unknown>) => void) {
+/**
+ * What the upstream parses must equal the edited body, whatever the client's text looked like; the client's
+ * bytes give the same bytes as its text.
+ */
+function check(raw: string, edit: (json: Record<string, unknown>) => void): string | undefined {
   const sent = JSON.parse(raw);
   const edited = { ...sent };
   edit(edited);
   const out = withAddedFields(raw, sent, edited);
-  if (out !== undefined) expect(JSON.parse(out)).toEqual(JSON.parse(JSON.stringify(edited)));
-  return out;
+  const fromBytes = withAddedFields(Buffer.from(raw), sent, edited);
+  expect(fromBytes === undefined ? undefined : Buffer.isBuffer(fromBytes)).toBe(
+    out === undefined ? undefined : true,
+  );
+  expect(fromBytes?.toString()).toBe(out?.toString());
+  if (out !== undefined) expect(JSON.parse(out.toString())).toEqual(JSON.parse(JSON.stringify(edited)));
+  return out?.toString();
 }
 
 describe('withAddedFields', () => {

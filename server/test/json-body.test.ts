@@ -14,6 +14,13 @@ describe('parseJsonBody and rawJsonOf', () => {
     expect(rawJsonOf({})).toBeUndefined();
   });
 
+  it('remembers the bytes instead of the text when given them', () => {
+    const bytes = Buffer.from(text);
+    const body = parseJsonBody(text, bytes) as Record<string, unknown>;
+    expect(rawJsonOf(body)).toBe(bytes);
+    expect(rawJsonOf({ ...body })).toBeUndefined();
+  });
+
   it('leaves the remembered text out of everything that reads the body', () => {
     const body = parseJsonBody(text) as Record<string, unknown>;
     expect(Object.keys(body)).toEqual(['model', 'messages']);

@@ -223,7 +223,8 @@ async function attemptOn(relayCall: RelayCall, ch: ChannelEntry): Promise<Produc
   const passThrough = state.ctx.options.bool('global.pass_through_request_enabled');
   const out = outgoingFor(input, call, adapter, ch, req.id, passThrough, convertedUserPolicy(state.ctx));
   const url = adapter.url(ch, call);
-  const headers = await adapter.headers(ch, call, url, typeof out.body === 'string' ? out.body : undefined);
+  const bytes = typeof out.body === 'string' || Buffer.isBuffer(out.body) ? out.body : undefined;
+  const headers = await adapter.headers(ch, call, url, bytes);
   if (out.json) {
     headers['content-type'] = 'application/json';
     headers.accept = call.stream ? 'text/event-stream' : 'application/json';

@@ -51,7 +51,7 @@ export function callFor(
 
 /** The body of one upstream call, and whether the answer must be converted back to the client's format. */
 export interface Outgoing {
-  body: string | FormData;
+  body: string | Buffer | FormData;
   /** The JSON sent (JSON bodies only), for counting a prompt the upstream reports no usage for. */
   json?: Record<string, unknown>;
   /** Set when the channel speaks another format than the client: the request as the upstream got it. */

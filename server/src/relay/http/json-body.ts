@@ -45,22 +45,27 @@ function closingQuote(text: string, open: number): number {
 const invalidJson = () => badRequest('invalid JSON in request body');
 
 /**
- * The text a parsed request body came from, so an unedited body goes upstream as the client wrote it: a
+ * What a parsed request body came from, so an unedited body goes upstream as the client wrote it: a
  * non-enumerable property, which spreads, Object.assign, structuredClone and JSON.stringify all leave out, so
  * a copy has none. Not a WeakMap: V8's young-generation collector keeps a WeakMap's entries alive, so every
  * request's body text and parsed object were copied into the old generation (about 590 bytes a request).
  */
-const SOURCE_TEXT = Symbol('source text');
+const SOURCE = Symbol('source');
 
-/** The JSON text `body` was parsed from; undefined for objects the relay built or copied. */
-export const rawJsonOf = (body: object): string | undefined =>
-  (body as { [SOURCE_TEXT]?: string })[SOURCE_TEXT];
+/**
+ * The JSON `body` was parsed from, as the bytes the client sent when the caller passed them (kept outside the
+ * JavaScript heap, so the collector does not copy them while the request lasts) or as its text; undefined for
+ * objects the relay built or copied.
+ */
+export const rawJsonOf = (body: object): string | Buffer | undefined =>
+  (body as { [SOURCE]?: string | Buffer })[SOURCE];
 
 /**
  * A relay request body as JSON, for the fast lane and the Fastify routes alike: 400 when empty, malformed,
  * nested deeper than MAX_JSON_DEPTH, or carrying prototype keys (refused as Fastify's own parser does).
+ * `bytes`: the UTF-8 bytes `text` was decoded from, remembered instead of the text.
  */
-export function parseJsonBody(text: string): unknown {
+export function parseJsonBody(text: string, bytes?: Buffer): unknown {
   if (text === '') throw invalidJson();
   if (nestedDeeperThan(text, MAX_JSON_DEPTH))
     throw badRequest(
@@ -76,6 +81,6 @@ export function parseJsonBody(text: string): unknown {
   } catch {
     throw invalidJson();
   }
-  if (value && typeof value === 'object') Object.defineProperty(value, SOURCE_TEXT, { value: text });
+  if (value && typeof value === 'object') Object.defineProperty(value, SOURCE, { value: bytes ?? text });
   return value;
 }

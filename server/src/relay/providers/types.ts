@@ -77,7 +77,7 @@ export interface ProviderAdapter {
     ch: ChannelEntry,
     call: UpstreamCall,
     url: string,
-    body: string | undefined,
+    body: string | Buffer | undefined,
   ): Record<string, string> | Promise<Record<string, string>>;
   /** Whether the provider honours stream_options.include_usage (OpenAI format only). */
   streamUsage(ch: ChannelEntry): boolean;

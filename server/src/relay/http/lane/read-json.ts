@@ -28,9 +28,9 @@ export function readJson(req: IncomingMessage, limit: number): Promise<unknown> 
     req.once('error', reject);
     req.once('end', () => {
       if (size > limit) return;
-      const text = chunks.length === 1 ? chunks[0].toString() : Buffer.concat(chunks).toString();
+      const bytes = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
       try {
-        resolve(parseJsonBody(text));
+        resolve(parseJsonBody(bytes.toString(), bytes));
       } catch (err) {
         reject(err);
       }

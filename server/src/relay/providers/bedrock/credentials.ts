@@ -35,7 +35,7 @@ export async function signedHeaders(
   service: string,
   method: 'GET' | 'POST',
   url: string,
-  body: string | undefined,
+  body: string | Buffer | undefined,
 ): Promise<Record<string, string>> {
   const u = new URL(url);
   const signer = new SignatureV4({

@@ -23,7 +23,7 @@ export const hunyuanAdapter: ProviderAdapter = {
       ch.baseUrl || channelTypeInfo(ch.type)?.defaultBaseUrl || 'https://hunyuan.tencentcloudapi.com';
     return `${base}/`;
   },
-  headers(ch: ChannelEntry, call: UpstreamCall, url: string, body: string | undefined) {
+  headers(ch: ChannelEntry, call: UpstreamCall, url: string, body: string | Buffer | undefined) {
     const { secretId, secretKey } = credentials(ch.key);
     const timestamp = Math.floor(Date.now() / 1000);
     // The relay sends JSON as application/json; the signature covers that exact value.

@@ -19,7 +19,7 @@ export function parseKey(key: string): Credentials {
   return { appId: parts[0], secretId: parts[1], secretKey: parts[2] };
 }
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+const sha256 = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
 const hmac = (key: string | Buffer, s: string) => createHmac('sha256', key).update(s).digest();
 
 /**
@@ -32,7 +32,7 @@ export function tc3Authorization(o: {
   host: string;
   contentType: string;
   timestamp: number;
-  body: string;
+  body: string | Buffer;
 }): string {
   const date = new Date(o.timestamp * 1000).toISOString().slice(0, 10);
   const signedHeaders = 'content-type;host';
