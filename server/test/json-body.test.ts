@@ -37,9 +37,26 @@ describe('parseJsonBody and rawJsonOf', () => {
     expect(rawJsonOf([...(list as unknown[])])).toBeUndefined();
   });
 
-  it('refuses empty, malformed, too deep and prototype-polluting bodies with a 400', () => {
-    for (const bad of ['', '{', '{"a":}', `${'['.repeat(65)}${']'.repeat(65)}`, '{"__proto__":{"x":1}}']) {
+  it('refuses empty, malformed and too deep bodies with a 400', () => {
+    for (const bad of ['', '{', '{"a":}', `${'['.repeat(65)}${']'.repeat(65)}`]) {
       expect(() => parseJsonBody(bad)).toThrow(expect.objectContaining({ status: 400 }));
     }
+    expect(parseJsonBody(`${'['.repeat(64)}${']'.repeat(64)}`)).toBeInstanceOf(Array);
+  });
+
+  it('refuses a __proto__ key or a constructor.prototype at any depth, escaped or not, as Fastify does', () => {
+    for (const bad of [
+      '{"__proto__":{"x":1}}',
+      '{"messages":[{"role":"user","content":"hi"},{"__proto__":null}]}',
+      '{"a":{"b":[[{"\\u005f_proto__":1}]]}}',
+      '{"tools":[{"constructor":{"prototype":{"polluted":true}}}]}',
+    ]) {
+      expect(() => parseJsonBody(bad), bad).toThrow(expect.objectContaining({ status: 400 }));
+    }
+    expect({} as Record<string, unknown>).not.toHaveProperty('polluted');
+    // The words themselves are fine: in values, and `constructor` without a prototype.
+    const fine =
+      '{"content":"__proto__ and constructor.prototype","constructor":{"name":"x"},"list":["__proto__"]}';
+    expect(parseJsonBody(fine)).toEqual(JSON.parse(fine));
   });
 });
