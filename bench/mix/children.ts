@@ -18,8 +18,8 @@ export interface Stats {
   /** The main thread's JavaScript heap (V8's heap total) and memory held outside it (buffers), in MB (the gateway only). */
   heapMb?: number;
   externalMb?: number;
-  /** Usage log chunks closed so far (SQLite; the gateway only): a close's index builds are seconds of CPU. */
-  chunks?: number;
+  /** The closed usage log chunks' numbers (SQLite; the gateway only): a close's index builds are seconds of CPU. */
+  chunks?: number[];
 }
 
 export async function buildChildren(

@@ -139,7 +139,7 @@ process.on('message', async (msg: { cmd: string; id?: number }) => {
       externalMb: mem.external / 1048576,
       maxRssMb: process.resourceUsage().maxRSS / 1024,
       stallMs: stalls.take() * 1000,
-      chunks: ctx.logDb.sqlite ? chunkNumbers(ctx.logDb.sqlite).length : 0,
+      chunks: ctx.logDb.sqlite ? chunkNumbers(ctx.logDb.sqlite) : [],
     });
   }
   if (msg.cmd === 'background') {

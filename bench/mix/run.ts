@@ -57,7 +57,8 @@ async function measure(t: Target, run: () => Promise<MixResult>) {
     stallMs: after.stallMs ?? 0,
     rssMb: after.rssMb,
     /** Usage log chunks the gateway closed during the run (their index builds counted in its CPU). */
-    closes: (after.chunks ?? 0) - (before.chunks ?? 0),
+    // Chunks that were not there before: retention drops old ones, so a count could go down.
+    closes: (after.chunks ?? []).filter((n) => !before.chunks?.includes(n)).length,
   };
 }
 type Measured = Awaited<ReturnType<typeof measure>>;
