@@ -120,7 +120,7 @@ export function outgoingFor(
     edited = true;
   }
   // A body the gateway did not change goes upstream byte for byte as the client sent it; one it only added
-  // fields to, as the client's text followed by those fields.
+  // fields to, as the client's bytes with those fields after them.
   if (raw === undefined) return { body: JSON.stringify(json), json };
   if (!edited) return { body: raw, json };
   return { body: withAddedFields(raw, input.json, json) ?? JSON.stringify(json), json };
