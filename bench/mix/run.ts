@@ -56,8 +56,10 @@ async function measure(t: Target, run: () => Promise<MixResult>) {
     cpuUs: (after.cpuUs - before.cpuUs) / Math.max(1, r.requests),
     stallMs: after.stallMs ?? 0,
     rssMb: after.rssMb,
-    /** Usage log chunks the gateway closed during the run (their index builds counted in its CPU). */
-    // Chunks that were not there before: retention drops old ones, so a count could go down.
+    /**
+     * Usage log chunks the gateway closed during the run (their index builds counted in its CPU): chunk numbers
+     * that were not there before, since retention drops old chunks and a count could go down.
+     */
     closes: (after.chunks ?? []).filter((n) => !before.chunks?.includes(n)).length,
   };
 }

@@ -85,6 +85,20 @@ describe('relay: fast lane and Fastify routes agree', () => {
       ['empty body', '', {}, 400, 'invalid JSON in request body'],
       ['truncated JSON', '{"model":', {}, 400, 'invalid JSON in request body'],
       ['prototype poisoning', '{"model":"x","__proto__":{"admin":true}}', {}, 400, 'invalid JSON'],
+      [
+        'prototype poisoning, escaped and nested',
+        '{"model":"x","messages":[{"role":"user","content":"hi","\\u005f_proto__":{"admin":true}}]}',
+        {},
+        400,
+        'invalid JSON',
+      ],
+      [
+        'constructor.prototype',
+        '{"model":"x","tools":[{"constructor":{"prototype":{}}}]}',
+        {},
+        400,
+        'invalid JSON',
+      ],
       ['a JSON array', '[1,2]', {}, 400, 'request body must be a JSON object'],
       ['declared size over the limit', '{}', { 'content-length': String(2 * 1024 * 1024) }, 413, ''],
     ];

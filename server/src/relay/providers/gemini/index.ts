@@ -1,4 +1,5 @@
 import { channelTypeInfo } from '@modelgate/shared';
+import { field } from '../../formats/gemini/check.ts';
 import type { ChannelEntry } from '../../table-cache/channels.ts';
 import { accountBase, listModelsAt } from '../model-list.ts';
 import type { ProviderAdapter, UpstreamCall } from '../types.ts';
@@ -44,9 +45,8 @@ export const geminiAdapter: ProviderAdapter = {
       { 'x-goog-api-key': ch.key },
     ),
   prepareBody(body, _ch, call) {
-    // Google reads a field under its camelCase or its proto name; a client's own settings are kept.
-    if (call.mode !== 'chat' || body.safetySettings !== undefined || body.safety_settings !== undefined)
-      return false;
+    // A client's own settings are kept, under either of the names Google reads them by.
+    if (call.mode !== 'chat' || field(body, 'safetySettings') !== undefined) return false;
     const rules = call.options.json<Record<string, string>>('gemini.safety_settings') ?? {};
     body.safetySettings = HARM_CATEGORIES.map((category) => ({
       category,
