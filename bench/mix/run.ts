@@ -44,6 +44,7 @@ const targets = {
 };
 type Target = keyof typeof targets;
 const mix = makeMix(8192);
+const f = (n: number, d = 0) => n.toFixed(d);
 
 /** One measured run: what the load saw, and the CPU time and longest stall of the process behind it. */
 async function measure(t: Target, run: () => Promise<MixResult>) {
@@ -98,6 +99,12 @@ for (let at = 0; at < WARMUP_SECONDS; at += 5) {
 await closedLoop(targets.bare.origin, mix, 16, SECONDS);
 await closedLoop(targets.bare.origin, mix, 64, SECONDS);
 console.log(`warm-up: gateway CPU per request (us) by 5 s slice: ${warmup.join(', ')}`);
+// What the gateway spends with no traffic at all (timers, the ledger's flush loop, caches' refreshes): a cost per
+// second that the open loop's lower rate spreads over fewer requests.
+const idleBefore = await ask<Stats>(gw.child, 'stats');
+await new Promise((r) => setTimeout(r, SECONDS * 1000));
+const idleAfter = await ask<Stats>(gw.child, 'stats');
+console.log(`idle: gateway CPU ${f((idleAfter.cpuUs - idleBefore.cpuUs) / 1000 / SECONDS, 1)} ms per second`);
 const rssAfterWarmup = (await ask<Stats>(gw.child, 'stats')).rssMb;
 
 const closed = new Map<number, Array<{ bare: Measured; gateway: Measured }>>();
@@ -151,7 +158,6 @@ const books = await ask<Books>(gw.child, 'reconcile');
 await closeOpenPools();
 await stopAll(gw.child, [bare.child, mock.child]);
 
-const f = (n: number, d = 0) => n.toFixed(d);
 console.log('\nclosed loop (medians of the pairs)');
 console.log(
   'conns  bare rps  gw rps  tput ratio  bare cpu us  gw cpu us  cpu ratio  gw longest stall ms  errors',
@@ -181,7 +187,7 @@ console.log(
   `\nopen loop at ${rate} req/s (${FIXED_RATE > 0 ? 'MIX_RATE' : "half the gateway's median at 64 connections"})`,
 );
 console.log(
-  'round  bare p50 ms  gw p50 ms  bare p99 ms  gw p99 ms  added p50 ms  added p99 ms  gw cpu us  longest stall ms  errors  login failures',
+  'round  bare p50 ms  gw p50 ms  bare p99 ms  gw p99 ms  added p50 ms  added p99 ms  bare cpu us  gw cpu us  longest stall ms  errors  login failures',
 );
 for (const [i, p] of open.entries())
   console.log(
@@ -193,6 +199,7 @@ for (const [i, p] of open.entries())
       f(lat(p.gateway, 99), 2).padStart(9),
       f(lat(p.gateway, 50) - lat(p.bare, 50), 2).padStart(12),
       f(lat(p.gateway, 99) - lat(p.bare, 99), 2).padStart(12),
+      f(p.bare.cpuUs).padStart(11),
       `${f(p.gateway.cpuUs)}${closeMark(p.gateway)}`.padStart(9),
       f(p.gateway.stallMs, 1).padStart(16),
       String(p.gateway.errors + p.bare.errors).padStart(6),
