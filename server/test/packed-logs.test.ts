@@ -39,8 +39,8 @@ describe('packed usage log rows', () => {
     for (const r of rows) packer.add(r);
     expect(packer.size).toBe(rows.length);
     const taken = packer.take();
-    // A thousand rows of about 400 bytes fill several chunks.
-    expect(taken.chunks.length).toBeGreaterThan(1);
+    // A thousand rows of about 250 bytes fill several chunks.
+    expect(taken.parts[0].chunks.length).toBeGreaterThan(1);
     expect(taken.count).toBe(rows.length);
     expect(unpacked(taken)).toEqual(rows);
     expect(packer.size).toBe(0);
@@ -64,13 +64,58 @@ describe('packed usage log rows', () => {
 
   it('puts rows back ahead of those added since, after a write that failed', () => {
     const packer = new LogPacker();
-    packer.add(row(1));
+    packer.add(row(1, { username: 'before', model_name: 'claude' }));
     packer.add(row(2));
     const failed = packer.take();
-    packer.add(row(3));
+    // Texts met in another order after the take: each part keeps its own table.
+    packer.add(row(3, { username: 'after' }));
+    packer.add(row(4, { username: 'before' }));
     packer.putBack(failed);
-    expect(packer.size).toBe(3);
-    expect(unpacked(packer.take()).map((r) => r.user_id)).toEqual([1, 2, 3]);
+    expect(packer.size).toBe(4);
+    expect(unpacked(packer.take())).toEqual([
+      row(1, { username: 'before', model_name: 'claude' }),
+      row(2),
+      row(3, { username: 'after' }),
+      row(4, { username: 'before' }),
+    ]);
+  });
+
+  it('writes texts that repeat once a flush, so a row of Chinese prices and names is ASCII', () => {
+    const packer = new LogPacker();
+    const rows = Array.from({ length: 50 }, (_, i) =>
+      row(i, { username: `用户${i % 3}`, token_name: '我的令牌', group: '默认', model_name: '通义千问' }),
+    );
+    for (const r of rows) packer.add(r);
+    const taken = packer.take();
+    const bytes = Buffer.concat(taken.parts.flatMap((p) => p.chunks));
+    const other = Buffer.from(rows[0].other as string);
+    // Only each row's `other` (with its emoji) is not ASCII.
+    const nonAscii = bytes.filter((b) => b > 0x7f).length;
+    expect(nonAscii).toBe(rows.length * other.filter((b) => b > 0x7f).length);
+    expect([...taken.parts[0].texts].sort()).toEqual(
+      [
+        '模型倍率 1.55，补全倍率 1，分组倍率 1',
+        '用户0',
+        '用户1',
+        '用户2',
+        '我的令牌',
+        '默认',
+        '通义千问',
+      ].sort(),
+    );
+    expect(unpacked(taken)).toEqual(rows);
+  });
+
+  it('keeps an `other` that is not JSON, or none, as it was', () => {
+    const packer = new LogPacker();
+    const odd = [
+      row(1, { other: 'a raw\nline\n:42:[1]\n' }),
+      row(2, { other: '' }),
+      row(3, { other: null as unknown as string }),
+      row(4, { other: '\u2028 12:{' }),
+    ];
+    for (const r of odd) packer.add(r);
+    expect(unpacked(packer.take())).toEqual(odd);
   });
 
   it('survive the copy to another thread', () => {
