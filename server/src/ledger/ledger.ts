@@ -75,19 +75,32 @@ export class Ledger {
     return Number(row.budget_reset_at) === end ? Number(row.budget_used) : 0;
   }
 
-  async hold(
+  hold(
     user: Balance,
     token: Balance | undefined,
     ask: HoldAsk,
     tokenUnlimited: boolean,
-  ): Promise<Hold | HoldRefusal> {
+  ): Hold | HoldRefusal | Promise<Hold | HoldRefusal> {
     const now = this.now();
     const local = tryHold(user, token, ask, tokenUnlimited, now);
     if (local === 'user_budget' || local === 'token_budget') throw this.refusal(user, token, local, now);
+    // Without Redis the hold is decided in memory: answered at once, no promise on the request path.
     if (!this.shared || typeof local === 'string') return local;
+    return this.holdShared(this.shared, local, user, token, ask, tokenUnlimited, now);
+  }
+
+  private async holdShared(
+    shared: RedisHolds,
+    local: Hold,
+    user: Balance,
+    token: Balance | undefined,
+    ask: HoldAsk,
+    tokenUnlimited: boolean,
+    now: number,
+  ): Promise<Hold | HoldRefusal> {
     let verdict: Awaited<ReturnType<RedisHolds['hold']>>;
     try {
-      verdict = await this.shared.hold(user, token, ask, !tokenUnlimited, sharedBudgets(local));
+      verdict = await shared.hold(user, token, ask, !tokenUnlimited, sharedBudgets(local));
     } catch (err) {
       release(local);
       throw err;

@@ -109,13 +109,20 @@ async function relay(call: RelayCall): Promise<void> {
     );
   }
   state.sensitive.check(input.json);
-  await guardPrompt(state, req, caller, input); // guardrails: prompt side (relay/guardrails)
-  const onSuccess = await state.rateLimit.acquire(caller.user.id, caller.group);
+  // The steps below answer at once (undefined or null) when they have nothing to do, as for most requests: awaited
+  // only when they return a promise, since each await costs a promise and a turn of the microtask queue.
+  const guarded = guardPrompt(state, req, caller, input); // guardrails: prompt side (relay/guardrails)
+  if (guarded) await guarded;
+  const limited = state.rateLimit.acquire(caller.user.id, caller.group);
+  const onSuccess = limited && (await limited);
   const price = priceFor(state, caller, model);
   // Response cache (relay/response-cache/): a hit is replayed and billed at the hit ratio; a miss is captured.
-  const cache = await lookupCache(state, req, reply, caller, input, price, call.startedAt, meter);
-  if (cache === 'served')
-    return onSuccess().catch((err) => req.log.warn({ err }, 'rate limit bookkeeping failed'));
+  const looked = lookupCache(state, req, reply, caller, input, price, call.startedAt, meter);
+  const cache = looked && (await looked);
+  if (cache === 'served') {
+    onSuccess?.().catch((err) => req.log.warn({ err }, 'rate limit bookkeeping failed'));
+    return;
+  }
   const qpu = ctx.options.float('QuotaPerUnit');
   const preConsumed = ctx.options.int('PreConsumedQuota');
   const holdAmount = holdFor(mode, info, price, qpu, preConsumed);
@@ -123,13 +130,15 @@ async function relay(call: RelayCall): Promise<void> {
   let perMinute: MinuteTicket | null = null;
   let hold: Hold;
   try {
-    perMinute = await state.minuteLimits.acquire(caller, model, expected.prompt + expected.answer, reply);
-    const verdict = await state.ledger.hold(
+    const admitted = state.minuteLimits.acquire(caller, model, expected.prompt + expected.answer, reply);
+    perMinute = admitted && (await admitted);
+    const holding = state.ledger.hold(
       caller.user.balance,
       caller.token?.balance,
       holdAmount,
       caller.token?.unlimited ?? true,
     );
+    const verdict = holding instanceof Promise ? await holding : holding;
     if (typeof verdict === 'string') throw insufficientQuota(verdict);
     hold = verdict;
   } catch (err) {
@@ -188,7 +197,7 @@ async function relay(call: RelayCall): Promise<void> {
     traceUsage(req, produced.usage, produced.finish);
     meter?.answered(quota, produced.usage, produced.firstAt);
     perMinute?.settle(produced.usage.promptTokens + produced.usage.completionTokens);
-    onSuccess().catch((err) => req.log.warn({ err }, 'rate limit bookkeeping failed'));
+    onSuccess?.().catch((err) => req.log.warn({ err }, 'rate limit bookkeeping failed'));
   } catch (err) {
     cache?.drop(); // response cache: nothing to keep
     state.ledger.release(hold);

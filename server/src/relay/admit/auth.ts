@@ -57,12 +57,16 @@ export function usableGroups(state: RelayState, user: UserEntry): Set<string> {
   return set;
 }
 
-/** Token authentication: key, token status, expiry, quota, owner, admin channel pin, token group. */
-export async function authenticate(
+/**
+ * Token authentication: key, token status, expiry, quota, owner, admin channel pin, token group. The caller at
+ * once when the token and its owner are in memory (every request but the first), else a promise of it; a refusal
+ * is thrown either way, so `await authenticate(...)` reads the same as for an async function.
+ */
+export function authenticate(
   state: RelayState,
   req: RelayRequest,
   sources: KeySources = {},
-): Promise<Caller> {
+): Caller | Promise<Caller> {
   let key = rawKey(req, sources);
   if (!key) throw unauthorized('no API key provided (use Authorization: Bearer sk-...)');
   const probe = probeCaller(key);
@@ -70,7 +74,13 @@ export async function authenticate(
   if (key.startsWith('sk-')) key = key.slice(3);
   const parts = key.split('-');
   if (parts.length > 2 || !parts[0]) throw unauthorized('invalid API key');
-  const token = await state.tokens.get(parts[0]);
+  const token = state.tokens.get(parts[0]);
+  return token instanceof Promise
+    ? token.then((t) => withToken(state, t, parts))
+    : withToken(state, token, parts);
+}
+
+function withToken(state: RelayState, token: TokenEntry | null, parts: string[]): Caller | Promise<Caller> {
   if (!token) throw unauthorized('invalid API key');
   if (token.status === TokenStatus.Exhausted)
     throw unauthorized('this API key has used up its quota', 'token_exhausted');
@@ -86,7 +96,13 @@ export async function authenticate(
       'token_quota_exhausted',
     );
   }
-  const user = await state.users.get(token.userId);
+  const user = state.users.get(token.userId);
+  return user instanceof Promise
+    ? user.then((u) => callerOf(state, token, u, parts))
+    : callerOf(state, token, user, parts);
+}
+
+function callerOf(state: RelayState, token: TokenEntry, user: UserEntry | null, parts: string[]): Caller {
   if (!user || user.status === UserStatus.Deleted) throw unauthorized('invalid API key');
   if (user.status !== UserStatus.Enabled) throw forbidden('this user is banned', 'user_banned');
 

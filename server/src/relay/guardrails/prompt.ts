@@ -18,18 +18,30 @@ import { policyFor } from './resolve.ts';
  * prompt in the request as it will be sent, moderation rules ask their channel. Leaves on `input` the factory
  * of the answer side for each attempt.
  */
-export async function guardPrompt(
+export function guardPrompt(
   state: RelayState,
   req: RelayRequest,
   caller: Caller,
   input: RelayInput,
-): Promise<void> {
+): Promise<void> | undefined {
   const policy = policyFor(state.ctx, caller);
-  if (!policy || !input.json) return;
+  // Nothing to do, and no promise on the request path, for a caller no policy applies to.
+  if (!policy || !input.json) return undefined;
+  return guardWith(state, req, caller, input, policy, input.json);
+}
+
+async function guardWith(
+  state: RelayState,
+  req: RelayRequest,
+  caller: Caller,
+  input: RelayInput,
+  policy: GuardrailPolicy,
+  body: Record<string, unknown>,
+): Promise<void> {
   const words = () => state.sensitive.words();
   const matchers = matchersFor(policy, 'prompt', words);
   const texts: string[] = [];
-  editPromptText(input.json, (t) => {
+  editPromptText(body, (t) => {
     texts.push(t);
     return t;
   });
@@ -47,7 +59,7 @@ export async function guardPrompt(
   if (masked) {
     const mask = (t: string) => applyMasks(t, scan(t, matchers).hits);
     // A copy: the parsed body is tied to the client's bytes, which would otherwise go upstream unchanged.
-    const json = structuredClone(input.json);
+    const json = structuredClone(body);
     editPromptText(json, mask);
     input.json = json;
     if (input.hub) editHubText(input.hub, mask);

@@ -97,7 +97,8 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext, lane:
       let caller: Caller;
       let input: RelayInput;
       try {
-        caller = await authenticate(state, req, ep.keys);
+        const known = authenticate(state, req, ep.keys);
+        caller = known instanceof Promise ? await known : known;
         checkAllowedIp(caller.token, req.ip);
         input = inputOf(ep, req.body, req);
       } catch (err) {

@@ -154,7 +154,7 @@ export async function openSession(
       upstream,
       setup: { state, req, caller, model, upstreamModel, ch, chain, price, hold, holdAmount },
       succeeded: () => {
-        succeeded().catch((err) => req.log.warn({ err }, 'rate limit bookkeeping failed'));
+        succeeded?.().catch((err) => req.log.warn({ err }, 'rate limit bookkeeping failed'));
       },
     };
   } catch (err) {

@@ -31,7 +31,7 @@ export interface CacheMiss {
  * the hit ratio and replayed ('served'); a miss returns a capture of the answer about to be written; a request
  * the cache is not for returns undefined.
  */
-export async function lookupCache(
+export function lookupCache(
   state: RelayState,
   req: RelayRequest,
   reply: RelayReply,
@@ -40,11 +40,26 @@ export async function lookupCache(
   price: Price & { unset: boolean },
   startedAt: number,
   meter?: RelayMeter,
-): Promise<'served' | CacheMiss | undefined> {
+): Promise<'served' | CacheMiss | undefined> | undefined {
   const { options } = state.ctx;
+  // A request the cache is not for (most, while it is off) gets its answer at once: no promise on its path.
   if (!cacheWanted(options, caller, req.headers)) return undefined;
   const settings = settingsOf(options);
   if (!requestCacheable(input, settings.multipleChoices)) return undefined;
+  return lookUp(state, req, reply, caller, input, price, startedAt, meter, settings);
+}
+
+async function lookUp(
+  state: RelayState,
+  req: RelayRequest,
+  reply: RelayReply,
+  caller: Caller,
+  input: RelayInput,
+  price: Price & { unset: boolean },
+  startedAt: number,
+  meter: RelayMeter | undefined,
+  settings: CacheSettings,
+): Promise<'served' | CacheMiss> {
   const key = cacheKey(input, caller, settings.sharedAcrossUsers);
   const metrics = state.ctx.metrics?.responseCache;
   let entry: Awaited<ReturnType<CacheStore['get']>>;

@@ -69,8 +69,18 @@ export class UserCache {
     return p;
   }
 
-  /** The user (null when unknown or deleted) with the balance the relay spends from. */
-  async get(id: number): Promise<UserEntry | null> {
+  /**
+   * The user (null when unknown or deleted) with the balance the relay spends from: at once when both are in
+   * memory (every request but a user's first), without a promise or an await on the request path.
+   */
+  get(id: number): UserEntry | null | Promise<UserEntry | null> {
+    const snap = this.ctx.users.peek(id);
+    const hit = snap && this.entries.get(snap);
+    if (hit && hit.balance === this.balances.get(id)) return hit;
+    return this.load(id);
+  }
+
+  private async load(id: number): Promise<UserEntry | null> {
     const snap = await this.ctx.users.get(id);
     if (!snap) return null;
     const hit = this.entries.get(snap);

@@ -11,10 +11,11 @@ import { RelayError } from '../../relay-error.ts';
  */
 export interface ModelRateLimit {
   /**
-   * Checks and records one request; throws a 429 RelayError when a limit is reached. Call the returned
-   * function once the answer is known to have succeeded (status < 400).
+   * Checks and records one request; throws a 429 RelayError when a limit is reached. Call the function it
+   * resolves to once the answer is known to have succeeded (status < 400). Null, at once, when no limit
+   * applies to the group (no promise on the request path then).
    */
-  acquire(userId: number, group: string): Promise<() => Promise<void>>;
+  acquire(userId: number, group: string): Promise<() => Promise<void>> | null;
 }
 
 interface Limits {
@@ -100,30 +101,31 @@ function limitsFor(ctx: AppContext, group: string): Limits {
 
 export function createModelRateLimit(ctx: AppContext): ModelRateLimit {
   const windows = ctx.redis ? redisWindows(ctx) : memoryWindows();
-  const noop = async () => {};
+  const check = async (userId: number, { windowMs, count, success }: Limits) => {
+    const minutes = windowMs / 60_000;
+    if (success > 0 && (await windows.count(`s:${userId}`, windowMs)) >= success) {
+      throw new RelayError(
+        429,
+        `rate limit reached: at most ${success} successful requests in ${minutes} minute(s)`,
+        'rate_limit_error',
+        'model_request_rate_limited',
+      );
+    }
+    if (count > 0 && !(await windows.hitIfBelow(`t:${userId}`, count, windowMs))) {
+      throw new RelayError(
+        429,
+        `rate limit reached: at most ${count} requests in ${minutes} minute(s), failed ones included`,
+        'rate_limit_error',
+        'model_request_rate_limited',
+      );
+    }
+    return () => windows.add(`s:${userId}`, windowMs);
+  };
   return {
-    async acquire(userId, group) {
-      if (!ctx.options.bool('ModelRequestRateLimitEnabled')) return noop;
-      const { windowMs, count, success } = limitsFor(ctx, group);
-      if (windowMs <= 0) return noop;
-      const minutes = windowMs / 60_000;
-      if (success > 0 && (await windows.count(`s:${userId}`, windowMs)) >= success) {
-        throw new RelayError(
-          429,
-          `rate limit reached: at most ${success} successful requests in ${minutes} minute(s)`,
-          'rate_limit_error',
-          'model_request_rate_limited',
-        );
-      }
-      if (count > 0 && !(await windows.hitIfBelow(`t:${userId}`, count, windowMs))) {
-        throw new RelayError(
-          429,
-          `rate limit reached: at most ${count} requests in ${minutes} minute(s), failed ones included`,
-          'rate_limit_error',
-          'model_request_rate_limited',
-        );
-      }
-      return () => windows.add(`s:${userId}`, windowMs);
+    acquire(userId, group) {
+      if (!ctx.options.bool('ModelRequestRateLimitEnabled')) return null;
+      const limits = limitsFor(ctx, group);
+      return limits.windowMs > 0 ? check(userId, limits) : null;
     },
   };
 }

@@ -18,13 +18,16 @@ export interface MinuteTicket {
  * 429 with `retry-after` and OpenAI's x-ratelimit-* headers; an admitted request carries those headers too.
  */
 export interface MinuteLimits {
-  /** Null when no limit applies to the caller and model. Sets the headers on `reply`; throws the 429. */
+  /**
+   * Null, at once (no promise on the request path), when no limit applies to the caller and model. Else sets
+   * the headers on `reply` and resolves to the ticket, or rejects with the 429.
+   */
   acquire(
     caller: Caller,
     model: string,
     tokens: number,
     reply: Pick<RelayReply, 'header'>,
-  ): Promise<MinuteTicket | null>;
+  ): Promise<MinuteTicket> | null;
 }
 
 const CAP_NAME = { requests: 'requests per min (RPM)', tokens: 'tokens per min (TPM)' } as const;
@@ -51,30 +54,37 @@ export function createMinuteLimits(
   now: () => number = Date.now,
   windows: Windows = createWindows(ctx),
 ): MinuteLimits {
+  const admit = async (
+    limits: ReturnType<typeof windowsFor>,
+    model: string,
+    tokens: number,
+    reply: Pick<RelayReply, 'header'>,
+  ): Promise<MinuteTicket> => {
+    const admission = await windows.admit(limits, tokens, now());
+    if (!admission.ok) {
+      const { refused, kind, retryMs, counts } = admission;
+      const headers = limitHeaders(limits, counts, { index: refused, kind, retryMs });
+      for (const [k, v] of Object.entries(headers)) reply.header(k, v);
+      reply.header('retry-after', String(Math.max(1, Math.ceil(retryMs / 1000))));
+      throw new RelayError(
+        429,
+        refusalMessage(model, limits[refused], counts[refused], kind, tokens, retryMs),
+        kind,
+        'rate_limit_exceeded',
+      );
+    }
+    for (const [k, v] of Object.entries(limitHeaders(limits, admission.counts))) reply.header(k, v);
+    const { ticket } = admission;
+    return {
+      settle(used) {
+        ticket.correct(used).catch((err) => ctx.log.warn({ err }, 'rate limit correction failed'));
+      },
+    };
+  };
   return {
-    async acquire(caller, model, tokens, reply) {
+    acquire(caller, model, tokens, reply) {
       const limits = windowsFor(ctx.options, caller, model);
-      if (!limits.length) return null;
-      const admission = await windows.admit(limits, tokens, now());
-      if (!admission.ok) {
-        const { refused, kind, retryMs, counts } = admission;
-        const headers = limitHeaders(limits, counts, { index: refused, kind, retryMs });
-        for (const [k, v] of Object.entries(headers)) reply.header(k, v);
-        reply.header('retry-after', String(Math.max(1, Math.ceil(retryMs / 1000))));
-        throw new RelayError(
-          429,
-          refusalMessage(model, limits[refused], counts[refused], kind, tokens, retryMs),
-          kind,
-          'rate_limit_exceeded',
-        );
-      }
-      for (const [k, v] of Object.entries(limitHeaders(limits, admission.counts))) reply.header(k, v);
-      const { ticket } = admission;
-      return {
-        settle(used) {
-          ticket.correct(used).catch((err) => ctx.log.warn({ err }, 'rate limit correction failed'));
-        },
-      };
+      return limits.length ? admit(limits, model, tokens, reply) : null;
     },
   };
 }
