@@ -85,7 +85,8 @@ export async function answerInFormats(x: FormatExchange, text: string): Promise<
     throw upstreamError(500, text, [x.ch.key, x.ch.baseUrl]);
   noteDroppedTools(x);
   const answer = upstream.decodeResponse(json, upstreamCtx(x));
-  const usage = await billable(x, answer.usage, () => answerText(answer.parts));
+  const billed = billable(x, answer.usage, () => answerText(answer.parts));
+  const usage = billed instanceof Promise ? await billed : billed;
   const produced = { usage, firstAt: 0, finish: answer.stop };
   // Guardrails, answer side: a chat answer relayed as it came is masked in its JSON; any other is masked in the
   // hub and re-encoded.
@@ -163,9 +164,9 @@ export async function streamInFormats(x: FormatExchange): Promise<Produced> {
   // A stream cut short may carry only the usage of its start (Anthropic's message_start): the output is at
   // least what reached the client.
   const cut = outcome.clientGone || outcome.error !== null;
-  const usage =
-    counted ??
-    (await billable(x, outcome.usage, () => ({ text: outcome.text, calls: outcome.toolCalls }), cut));
+  const billed =
+    counted ?? billable(x, outcome.usage, () => ({ text: outcome.text, calls: outcome.toolCalls }), cut);
+  const usage = billed instanceof Promise ? await billed : billed;
   if (guard?.blocked) return { usage, firstAt: outcome.firstAt, ...answerBlocked(guard) };
   const note = outcome.clientGone
     ? 'client disconnected mid-stream'
@@ -180,28 +181,33 @@ function noteDroppedTools(x: FormatExchange): void {
   if (x.out.droppedTools?.length) x.reply.header(DROPPED_TOOLS_HEADER, x.out.droppedTools.join(', '));
 }
 
-/** The upstream's usage, or (when it reported none) the prompt and answer counted here. */
-async function billable(
+/**
+ * The upstream's usage, or (when it reported none) the prompt and answer counted here. At once when the upstream
+ * reported it and the answer was not cut (most answers): no promise then.
+ */
+function billable(
   x: FormatExchange,
   usage: HubUsage | null,
   produced: () => { text: string; calls: number },
   cut = false,
+): Usage | Promise<Usage> {
+  if (usage && usage.input + usage.output > 0 && !cut) return usageFromHub(usage);
+  return countedHere(x, usage, produced());
+}
+
+async function countedHere(
+  x: FormatExchange,
+  usage: HubUsage | null,
+  { text, calls }: { text: string; calls: number },
 ): Promise<Usage> {
+  const sent = (await countText(x.call.model, text)) + 7 * calls;
   if (usage && usage.input + usage.output > 0) {
+    // Cut short: billed at least what reached the client.
     const billed = usageFromHub(usage);
-    if (cut) {
-      const { text, calls } = produced();
-      const sent = (await countText(x.call.model, text)) + 7 * calls;
-      billed.completionTokens = Math.max(billed.completionTokens, sent);
-    }
+    billed.completionTokens = Math.max(billed.completionTokens, sent);
     return billed;
   }
-  const { text, calls } = produced();
-  return {
-    promptTokens: await countedPrompt(x),
-    completionTokens: (await countText(x.call.model, text)) + 7 * calls,
-    cachedTokens: 0,
-  };
+  return { promptTokens: await countedPrompt(x), completionTokens: sent, cachedTokens: 0 };
 }
 
 /** The prompt counted here: the hub request, else an OpenAI chat body as sent, else the input's text. */
