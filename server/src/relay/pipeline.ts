@@ -25,7 +25,7 @@ import { bodyOf } from './providers/response.ts';
 import type { HeldCall, RelayCall } from './relay-call.ts';
 import { failureStatus, RelayError, upstreamError } from './relay-error.ts';
 import type { RelayState } from './relay-state.ts';
-import { lookupCache } from './response-cache/index.ts';
+import { cacheSettingsFor, lookupCache } from './response-cache/index.ts';
 import { conversationOf } from './route/affinity/conversation.ts';
 import { runAttempts } from './route/attempts.ts';
 import { mapStatus, shouldRetry } from './route/failover.ts';
@@ -117,8 +117,9 @@ async function relay(call: RelayCall): Promise<void> {
   const onSuccess = limited && (await limited);
   const price = priceFor(state, caller, model);
   // Response cache (relay/response-cache/): a hit is replayed and billed at the hit ratio; a miss is captured.
-  const looked = lookupCache(state, req, reply, caller, input, price, call.startedAt, meter);
-  const cache = looked && (await looked);
+  const cacheFor = cacheSettingsFor(state, req, caller, input);
+  const cache =
+    cacheFor && (await lookupCache(cacheFor, state, req, reply, caller, input, price, call.startedAt, meter));
   if (cache === 'served') {
     onSuccess?.().catch((err) => req.log.warn({ err }, 'rate limit bookkeeping failed'));
     return;

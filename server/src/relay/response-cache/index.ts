@@ -27,11 +27,28 @@ export interface CacheMiss {
 }
 
 /**
- * The pipeline's one look at the response cache, after the admission checks and the price: a hit is billed at
- * the hit ratio and replayed ('served'); a miss returns a capture of the answer about to be written; a request
- * the cache is not for returns undefined.
+ * The cache's settings when the response cache is for this request, else undefined (most requests while it is
+ * off): asked before lookupCache, so a request the cache is not for costs no promise.
  */
-export function lookupCache(
+export function cacheSettingsFor(
+  state: RelayState,
+  req: RelayRequest,
+  caller: Caller,
+  input: RelayInput,
+): CacheSettings | undefined {
+  const { options } = state.ctx;
+  if (!cacheWanted(options, caller, req.headers)) return undefined;
+  const settings = settingsOf(options);
+  return requestCacheable(input, settings.multipleChoices) ? settings : undefined;
+}
+
+/**
+ * The pipeline's one look at the response cache, after the admission checks and the price, for a request
+ * cacheSettingsFor found it is for: a hit is billed at the hit ratio and replayed ('served'); a miss returns a
+ * capture of the answer about to be written.
+ */
+export async function lookupCache(
+  settings: CacheSettings,
   state: RelayState,
   req: RelayRequest,
   reply: RelayReply,
@@ -40,25 +57,6 @@ export function lookupCache(
   price: Price & { unset: boolean },
   startedAt: number,
   meter?: RelayMeter,
-): Promise<'served' | CacheMiss | undefined> | undefined {
-  const { options } = state.ctx;
-  // A request the cache is not for (most, while it is off) gets its answer at once: no promise on its path.
-  if (!cacheWanted(options, caller, req.headers)) return undefined;
-  const settings = settingsOf(options);
-  if (!requestCacheable(input, settings.multipleChoices)) return undefined;
-  return lookUp(state, req, reply, caller, input, price, startedAt, meter, settings);
-}
-
-async function lookUp(
-  state: RelayState,
-  req: RelayRequest,
-  reply: RelayReply,
-  caller: Caller,
-  input: RelayInput,
-  price: Price & { unset: boolean },
-  startedAt: number,
-  meter: RelayMeter | undefined,
-  settings: CacheSettings,
 ): Promise<'served' | CacheMiss> {
   const key = cacheKey(input, caller, settings.sharedAcrossUsers);
   const metrics = state.ctx.metrics?.responseCache;
