@@ -2,6 +2,7 @@ import { loadavg } from 'node:os';
 import { median, percentile } from '../stats.ts';
 import { ask, type Books, buildChildren, reconciled, type Stats, stopAll } from './children.ts';
 import { closedLoop, closeOpenPools, type MixResult, openLoop, openPool } from './load.ts';
+import { threadCpuNow, threadCpuSince } from './thread-cpu.ts';
 import { makeMix } from './traffic.ts';
 
 /**
@@ -48,13 +49,23 @@ const f = (n: number, d = 0) => n.toFixed(d);
 
 /** One measured run: what the load saw, and the CPU time and longest stall of the process behind it. */
 async function measure(t: Target, run: () => Promise<MixResult>) {
+  const pid = targets[t].child.pid as number;
   const before = await ask<Stats>(targets[t].child, 'stats');
+  const threadsBefore = threadCpuNow(pid);
   const r = await run();
+  const threads = threadCpuSince(pid, threadsBefore);
   const after = await ask<Stats>(targets[t].child, 'stats');
+  const perRequest = (us: number) => us / Math.max(1, r.requests);
   return {
     ...r,
     rps: r.requests / r.seconds,
-    cpuUs: (after.cpuUs - before.cpuUs) / Math.max(1, r.requests),
+    cpuUs: perRequest(after.cpuUs - before.cpuUs),
+    /** CPU per request by thread (Linux only): the main thread's user and system time, the other threads'. */
+    threads: threads && {
+      mainUser: perRequest(threads.mainUser),
+      mainSystem: perRequest(threads.mainSystem),
+      others: perRequest(threads.others),
+    },
     stallMs: after.stallMs ?? 0,
     rssMb: after.rssMb,
     /**
@@ -181,6 +192,27 @@ for (const [c, pairs] of closed) {
       String(pairs.reduce((n, p) => n + p.gateway.errors + p.bare.errors, 0)).padStart(6),
     ].join('  '),
   );
+}
+// Where each one's CPU went: the main thread (user and system time) and the other threads (V8's garbage collection
+// and compiler helpers; the gateway's usage-log writer). Read from /proc, so Linux only.
+if ([...closed.values()].flat().every((p) => p.bare.threads && p.gateway.threads)) {
+  console.log('\nCPU us per request by thread, closed loop (medians of the pairs)');
+  console.log('conns  bare main user  bare main sys  bare others  gw main user  gw main sys  gw others');
+  for (const [c, pairs] of closed) {
+    const m = (t: Target, k: 'mainUser' | 'mainSystem' | 'others') =>
+      f(median(pairs.map((p) => p[t].threads?.[k] ?? 0)));
+    console.log(
+      [
+        f(c).padStart(5),
+        m('bare', 'mainUser').padStart(14),
+        m('bare', 'mainSystem').padStart(13),
+        m('bare', 'others').padStart(11),
+        m('gateway', 'mainUser').padStart(12),
+        m('gateway', 'mainSystem').padStart(11),
+        m('gateway', 'others').padStart(9),
+      ].join('  '),
+    );
+  }
 }
 const lat = (r: Measured, p: number) => percentile(r.latencies, p);
 console.log(
