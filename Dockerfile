@@ -44,4 +44,4 @@ EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # The flags of scripts/server-runtime.mjs SERVER_NODE_FLAGS; node is PID 1 and stops cleanly on SIGTERM.
-CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=50", "--no-wasm-dynamic-tiering", "--no-wasm-tier-up", "server/dist/main.js"]
+CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=50", "--no-wasm-dynamic-tiering", "--no-wasm-tier-up", "--no-allocation-site-pretenuring", "server/dist/main.js"]

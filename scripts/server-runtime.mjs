@@ -18,14 +18,21 @@ const root = fileURLToPath(new URL('..', import.meta.url));
  * (Liftoff): the only wasm the server runs is undici's HTTP parser (llhttp), and V8's optimising compiler,
  * tiering up its one big function once the first few hundred upstream answers have gone through it, held
  * 30-40 MB of compiler memory for a quarter of a second: the process's peak; CPU per request did not change
- * measurably without it (README, Relay performance). `npm start` (package.json) and the Dockerfile's CMD
- * repeat these flags; a test checks they agree.
+ * measurably without it (README, Relay performance). No allocation-site pretenuring: V8 watches which places in
+ * the code allocate objects that outlive a young collection and, from then on, allocates their objects straight
+ * in the old generation. Under the relay's traffic it could make that call for per-request objects, which then
+ * died in the old generation and, until the next full collection, kept the young objects they pointed at alive
+ * through every young collection; whether it happened changed from run to run. In a run where it did, a closed
+ * loop of the mix promoted 5.7 KB a request instead of 0.7 and ran five times the full collections, for 40% more
+ * CPU a request (README, Relay performance). `npm start` (package.json) and the
+ * Dockerfile's CMD repeat these flags; a test checks they agree.
  */
 export const SERVER_NODE_FLAGS = [
   '--max-semi-space-size=8',
   '--heap-growing-percent=50',
   '--no-wasm-dynamic-tiering',
   '--no-wasm-tier-up',
+  '--no-allocation-site-pretenuring',
 ];
 
 /**

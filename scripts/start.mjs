@@ -5,7 +5,7 @@
 // flags and MALLOC_ARENA_MAX come from package.json's start script: node and glibc read them before any script
 // runs; its `exec` replaces npm's shell, so npm's signals (SIGTERM, SIGINT) reach the server itself.
 // Without a POSIX shell (Windows):
-//   node --max-semi-space-size=8 --heap-growing-percent=50 --no-wasm-dynamic-tiering --no-wasm-tier-up scripts/start.mjs
+//   node --max-semi-space-size=8 --heap-growing-percent=50 --no-wasm-dynamic-tiering --no-wasm-tier-up --no-allocation-site-pretenuring scripts/start.mjs
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
