@@ -18,6 +18,12 @@ const read = (path: string) => {
   }
 };
 
+/**
+ * The fields of a /proc `stat` line after the command name, which may hold spaces and parentheses and so is skipped
+ * by its last closing parenthesis: [0] state, [1] ppid, [2] pgrp, ... [11] utime, [12] stime (clock ticks).
+ */
+export const statFields = (stat: string): string[] => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+
 const field = (text: string, name: string) =>
   Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0);
 
@@ -26,10 +32,7 @@ export function groupProcesses(pgid: number): GroupProcess[] {
   const out: GroupProcess[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
-    const stat = read(`/proc/${name}/stat`);
-    // Fields after the command name (which may hold spaces and parentheses): state, ppid, pgrp, ...
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(rest[2]) !== pgid) continue;
+    if (Number(statFields(read(`/proc/${name}/stat`))[2]) !== pgid) continue;
     let exe = '';
     try {
       exe = readlinkSync(`/proc/${name}/exe`).split('/').pop() ?? '';

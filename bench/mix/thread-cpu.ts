@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { statFields } from '../process-group.ts';
 
 /**
  * CPU time a process's threads have used so far, in microseconds, read from Linux's /proc: the main thread's user
@@ -15,20 +16,20 @@ export interface ThreadCpu {
 const TICK_US = 10_000;
 
 /** Each thread's [user, system] microseconds, by thread id. */
-function perThread(pid: number): Map<string, [number, number]> | undefined {
+export type ThreadTimes = Map<string, [number, number]>;
+
+/** Each thread's CPU time so far: a snapshot to pass to `threadCpuSince` later. */
+export function threadCpuNow(pid: number): ThreadTimes | undefined {
   let ids: string[];
   try {
     ids = readdirSync(`/proc/${pid}/task`);
   } catch {
     return undefined;
   }
-  const times = new Map<string, [number, number]>();
+  const times: ThreadTimes = new Map();
   for (const tid of ids) {
     try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      // Fields after the command name (which may hold spaces, so it is skipped by its closing parenthesis):
-      // state is the first, utime the 12th, stime the 13th.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const fields = statFields(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
       times.set(tid, [Number(fields[11]) * TICK_US, Number(fields[12]) * TICK_US]);
     } catch {
       // the thread ended while the directory was read
@@ -37,15 +38,9 @@ function perThread(pid: number): Map<string, [number, number]> | undefined {
   return times;
 }
 
-/** A snapshot to pass to `threadCpuSince` later. */
-export const threadCpuNow = perThread;
-
 /** What each kind of thread used since `before` (a thread that ended in between is left out). */
-export function threadCpuSince(
-  pid: number,
-  before: Map<string, [number, number]> | undefined,
-): ThreadCpu | undefined {
-  const after = perThread(pid);
+export function threadCpuSince(pid: number, before: ThreadTimes | undefined): ThreadCpu | undefined {
+  const after = threadCpuNow(pid);
   if (!before || !after) return undefined;
   const used: ThreadCpu = { mainUser: 0, mainSystem: 0, others: 0 };
   for (const [tid, [user, system]] of after) {
