@@ -1,5 +1,6 @@
 import { Agent, request } from 'node:http';
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReadiness } from '../src/infra/health/readiness.ts';
 import { pendingCaches, relayState } from '../src/relay/relay-state.ts';
@@ -237,5 +238,20 @@ describe.skipIf(!pg?.available)('readiness on PostgreSQL', () => {
     await expect.poll(async () => (await probe(server.url, '/readyz')).status).toBe(200);
     await fresh.reload();
     expect(fresh.loaded).toBe(true);
+  });
+
+  it('a connection cut while a transaction holds it fails that transaction, not the process', async () => {
+    // Between two queries the pool has lent the client out: the cut is reported on the client itself, which
+    // would be an uncaught error (a crash in production, a failed run here) without a listener of its own.
+    const held = server.ctx.db.db.transaction().execute(async (trx) => {
+      await sql`SELECT 1`.execute(trx);
+      await pgAdmin((c) =>
+        c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]),
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      await sql`SELECT 1`.execute(trx);
+    });
+    await expect(held).rejects.toThrow();
+    await expect.poll(async () => (await probe(server.url, '/readyz')).status).toBe(200);
   });
 });

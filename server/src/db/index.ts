@@ -104,9 +104,12 @@ export async function openDatabase(
     pg.default.types.setTypeParser(20, (v) => Number(v));
     pg.default.types.setTypeParser(1700, (v) => Number(v));
     const pool = new pg.default.Pool({ connectionString: dsn, max: 20 });
-    // An idle connection cut by the server (restart, admin termination) is reported here; without a listener
-    // Node would crash the process. The pool drops that client and the next query opens a fresh one.
+    // A connection cut by the server (restart, admin termination) emits 'error': an idle one on the pool, one
+    // checked out between two queries (a transaction awaiting) on the client itself. Without a listener Node
+    // would crash the process. The query in flight, if any, fails with the error; the pool drops a broken client
+    // when it comes back and the next query opens a fresh one.
     pool.on('error', () => {});
+    pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect, close: () => db.destroy() };
   }
