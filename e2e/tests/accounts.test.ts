@@ -188,6 +188,9 @@ describe('accounts', () => {
   });
 
   test('an expired session lands on /login?expired=true with the message', async () => {
+    // The page the last test left (the token list) settles first: a request of its still in flight when the cookie
+    // goes would be the one to get the 401, and its redirect would race the navigation below.
+    await page.waitForLoadState('networkidle');
     await page.context().clearCookies();
     await page.goto(`${gw.url}/personal`);
     await page.waitForURL((u) => u.pathname === '/login' && u.searchParams.get('expired') === 'true');
