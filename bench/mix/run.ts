@@ -36,7 +36,7 @@ const upstream = `http://127.0.0.1:${mock.msg.port}`;
 const seedStart = performance.now();
 const gw = await start('mix/gateway', { BENCH_UPSTREAM: upstream });
 console.log(
-  `gateway ready in ${((performance.now() - seedStart) / 1000).toFixed(0)} s, RSS ${gw.msg.rssMb.toFixed(0)} MB`,
+  `gateway ready in ${((performance.now() - seedStart) / 1000).toFixed(0)} s on Node ${process.versions.node}, RSS ${gw.msg.rssMb.toFixed(0)} MB`,
 );
 const bare = await start('baseline-proxy', { BENCH_UPSTREAM: upstream });
 const targets = {

@@ -44,7 +44,7 @@ for (let i = 0; i < 3; i++) {
 }
 const rate = FIXED_RATE > 0 ? FIXED_RATE : Math.max(1, Math.round(median(tops) / 2));
 console.log(
-  `top ${median(tops).toFixed(0)} req/s at 64 connections; soaking at ${rate} req/s for ${MINUTES} min (load average ${loadavg()
+  `top ${median(tops).toFixed(0)} req/s at 64 connections; soaking at ${rate} req/s for ${MINUTES} min on Node ${process.versions.node} (load average ${loadavg()
     .map((x) => x.toFixed(2))
     .join(' ')})`,
 );
