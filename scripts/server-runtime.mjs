@@ -24,8 +24,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
  * died in the old generation and, until the next full collection, kept the young objects they pointed at alive
  * through every young collection; whether it happened changed from run to run. In a run where it did, a closed
  * loop of the mix promoted 5.7 KB a request instead of 0.7 and ran five times the full collections, for 40% more
- * CPU a request (README, Relay performance). `npm start` (package.json) and the
- * Dockerfile's CMD repeat these flags; a test checks they agree.
+ * CPU a request (README, Relay performance). `npm start` (package.json) and the Dockerfile's CMD repeat these
+ * flags; a test checks they agree.
  */
 export const SERVER_NODE_FLAGS = [
   '--max-semi-space-size=8',
