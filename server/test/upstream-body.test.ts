@@ -1,15 +1,17 @@
 import { once } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Agent } from 'undici';
+import { Agent, errors } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallAbort } from '../src/relay/call/call-abort.ts';
+import { SilenceWatch } from '../src/relay/call/silence-watch.ts';
 import { DispatchedCall } from '../src/relay/call/upstream-response.ts';
 
 /** The upstream call's body on a real loopback server: whole reads, chunked reads, backpressure and aborts. */
 let server: Server;
 let origin: string;
 const agent = new Agent({ keepAliveTimeout: 1000 });
+const silence = new SilenceWatch();
 let bigWritten = 0;
 let bigClosed: Promise<unknown> = Promise.resolve();
 
@@ -18,6 +20,7 @@ beforeAll(async () => {
     if (req.url === '/pieces') return void pieces(res, ['{"a":', '"héllo', ' wörld"', '}']);
     if (req.url === '/big') return void big(res);
     if (req.url === '/hang') return void res.writeHead(200).write('first');
+    if (req.url === '/silent') return; // never answers
     res.writeHead(404).end('nothing here');
   });
   server.listen(0, '127.0.0.1');
@@ -25,6 +28,7 @@ beforeAll(async () => {
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
+  silence.stop();
   await agent.close();
   server.close();
 });
@@ -57,8 +61,13 @@ function big(res: ServerResponse) {
   pump();
 }
 
-const send = (path: string, signal?: CallAbort | AbortSignal) =>
-  DispatchedCall.send(agent, { origin, path, method: 'GET' }, signal);
+const send = (path: string, signal?: CallAbort | AbortSignal, silentMs?: number) =>
+  DispatchedCall.send(
+    agent,
+    { origin, path, method: 'GET', headersTimeout: 0, bodyTimeout: 0 },
+    signal,
+    silentMs ? { watch: silence, ms: silentMs } : undefined,
+  );
 
 describe('DispatchedCall', () => {
   it('reads a body that arrives in pieces as one text, with the status and headers', async () => {
@@ -109,5 +118,29 @@ describe('DispatchedCall', () => {
     const early = new CallAbort();
     early.abort();
     await expect(send('/pieces', early)).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  it('ends a call whose upstream stays silent for its limit: before the head, and between chunks', async () => {
+    let started = performance.now();
+    await expect(send('/silent', undefined, 300)).rejects.toBeInstanceOf(errors.HeadersTimeoutError);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(300);
+
+    const res = await send('/hang', undefined, 300);
+    const it = res.body[Symbol.asyncIterator]();
+    expect((await it.next()).value?.toString()).toBe('first');
+    started = performance.now();
+    await expect(it.next()).rejects.toBeInstanceOf(errors.BodyTimeoutError);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(250);
+  });
+
+  it('does not count the time a reader is behind as the upstream being silent', async () => {
+    const res = await send('/big', undefined, 300);
+    const it = res.body[Symbol.asyncIterator]();
+    const first = await it.next();
+    // The reader stops for three times the limit: the upstream is held, not silent.
+    await new Promise((r) => setTimeout(r, 900));
+    let total = (first.value as Buffer).length;
+    for (let r = await it.next(); !r.done; r = await it.next()) total += r.value.length;
+    expect(total).toBe(8 * 1024 * 1024);
   });
 });

@@ -15,6 +15,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  *   sk-slowstart -> a stream that stays silent for 1.5 s before its first chunk
  *   sk-streamerr -> a 200 stream whose only event is an error object
  *   sk-truncated -> a stream that ends cleanly after a few chunks, with no finish and no [DONE]
+ *   sk-stall     -> a stream that goes silent after a few chunks and never ends (until the gateway hangs up)
  */
 export { FIXTURES, fixtureChunks, fixtureJson, fixtureText } from './fixtures.ts';
 
@@ -139,7 +140,8 @@ export async function startMockUpstream(): Promise<MockUpstream> {
         );
         return;
       }
-      const limit = key === 'sk-midstream' || key === 'sk-truncated' ? 5 : chunks.length;
+      const limit =
+        key === 'sk-midstream' || key === 'sk-truncated' || key === 'sk-stall' ? 5 : chunks.length;
       for (let i = 0; i < limit; i++) {
         res.write(`data: ${chunks[i]}\n\n`);
         if (mock.chunkDelayMs) await new Promise((r) => setTimeout(r, mock.chunkDelayMs));
@@ -151,6 +153,7 @@ export async function startMockUpstream(): Promise<MockUpstream> {
         return;
       }
       if (key === 'sk-truncated') return void res.end();
+      if (key === 'sk-stall') return;
       res.end('data: [DONE]\n\n');
       return;
     }

@@ -4,6 +4,7 @@ import { createProxyDispatchers, proxyRefusal } from '../../infra/proxy.ts';
 import { ALLOW_LINK_LOCAL_OPTION, adminUrlPolicy, guardedLookup, literalRefusal } from '../../infra/ssrf.ts';
 import { RelayError } from '../relay-error.ts';
 import type { CallAbort } from './call-abort.ts';
+import { SilenceWatch } from './silence-watch.ts';
 import { DispatchedCall, type UpstreamResponse } from './upstream-response.ts';
 
 export interface UpstreamRequest {
@@ -54,6 +55,8 @@ export function createUpstream(ctx: AppContext) {
   ctx.onClose(() => Promise.all([agent.close(), proxies.close()]).then(() => undefined));
   const relayMs = ctx.config.relayTimeoutSec * 1000;
   const idleMs = ctx.config.streamingTimeoutSec * 1000;
+  const silence = new SilenceWatch();
+  ctx.onClose(() => silence.stop());
 
   return {
     agent,
@@ -96,10 +99,12 @@ export function createUpstream(ctx: AppContext) {
             method: req.method ?? 'POST',
             headers: req.headers,
             body: req.body as any,
-            headersTimeout: req.stream ? idleMs : relayMs,
-            bodyTimeout: req.stream ? idleMs : relayMs,
+            // The silence limits are the watch's (silence-watch.ts), not a timer per call.
+            headersTimeout: 0,
+            bodyTimeout: 0,
           },
           req.signal,
+          { watch: silence, ms: req.stream ? idleMs : relayMs },
         );
       } catch (err) {
         throw networkError(err);

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { type Dispatcher, errors, util } from 'undici';
 import { CallAbort } from './call-abort.ts';
+import type { SilenceWatch, Watched } from './silence-watch.ts';
 
 /** An upstream answer's body: read whole as text, or chunk by chunk as it arrives. */
 export interface UpstreamBody extends AsyncIterable<Buffer> {
@@ -27,7 +28,7 @@ const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
  * stream iterator for every call, which cost more than the relay's own work on a small answer; this keeps a
  * list of buffers and one pending read.
  */
-export class DispatchedCall implements Dispatcher.DispatchHandler, UpstreamBody {
+export class DispatchedCall implements Dispatcher.DispatchHandler, UpstreamBody, Watched {
   private chunks: Buffer[] = [];
   private queued = 0;
   private ended = false;
@@ -40,25 +41,48 @@ export class DispatchedCall implements Dispatcher.DispatchHandler, UpstreamBody 
   private paused = false;
   private started = false;
   private unlisten: (() => void) | null = null;
+  // The silence watch's fields (silence-watch.ts).
+  heard = 0;
+  patience = 0;
+  prevWatched: Watched | null = null;
+  nextWatched: Watched | null = null;
 
   constructor(
     signal: Signal | undefined,
     private readonly answered: { resolve: (v: UpstreamResponse) => void; reject: (e: unknown) => void },
+    private readonly silence?: SilenceWatch,
   ) {
     if (signal)
       this.unlisten = listen(signal, () => this.cancel(signal.reason ?? new errors.RequestAbortedError()));
   }
 
-  /** Sends `opts` on `dispatcher`; resolves with the answer once its headers arrive. */
+  /**
+   * Sends `opts` on `dispatcher`; resolves with the answer once its headers arrive. With `silence`, the call
+   * ends after `silence.ms` without a byte from the upstream (before its headers: HeadersTimeoutError; between
+   * body chunks: BodyTimeoutError), time the reader is behind not counted.
+   */
   static send(
     dispatcher: Dispatcher,
     opts: Dispatcher.DispatchOptions,
     signal: Signal | undefined,
+    silence?: { watch: SilenceWatch; ms: number },
   ): Promise<UpstreamResponse> {
     if (signal?.aborted) return Promise.reject(signal.reason ?? new errors.RequestAbortedError());
     return new Promise((resolve, reject) => {
-      dispatcher.dispatch(opts, new DispatchedCall(signal, { resolve, reject }));
+      const call = new DispatchedCall(signal, { resolve, reject }, silence?.watch);
+      silence?.watch.add(call, silence.ms);
+      dispatcher.dispatch(opts, call);
     });
+  }
+
+  // --- the silence watch ---
+
+  get waitingOnReader(): boolean {
+    return this.paused;
+  }
+
+  silent(): void {
+    this.cancel(this.started ? new errors.BodyTimeoutError() : new errors.HeadersTimeoutError());
   }
 
   // --- undici's handler ---
@@ -69,6 +93,7 @@ export class DispatchedCall implements Dispatcher.DispatchHandler, UpstreamBody 
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
+    if (this.silence) this.heard = this.silence.tick;
     if (statusCode < 200) return true;
     this.resumeSocket = resume;
     this.started = true;
@@ -82,6 +107,7 @@ export class DispatchedCall implements Dispatcher.DispatchHandler, UpstreamBody 
 
   onData(chunk: Buffer): boolean {
     if (this.failure) return true;
+    if (this.silence) this.heard = this.silence.tick;
     const w = this.waiter;
     if (w) {
       this.waiter = null;
@@ -98,6 +124,7 @@ export class DispatchedCall implements Dispatcher.DispatchHandler, UpstreamBody 
 
   onComplete(): void {
     this.ended = true;
+    this.silence?.remove(this);
     this.unlisten?.();
     this.unlisten = null;
     if (this.whole) this.finishWhole();
@@ -175,6 +202,7 @@ export class DispatchedCall implements Dispatcher.DispatchHandler, UpstreamBody 
   private fail(err: unknown): void {
     if (this.failure || this.ended) return;
     this.failure = err;
+    this.silence?.remove(this);
     this.chunks = [];
     this.queued = 0;
     this.unlisten?.();
