@@ -1,7 +1,8 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readChatStream } from './support/chat-stream.ts';
 import { type MockUpstream, startMockUpstream } from './support/mock-upstream.ts';
-import { flushLedger, seedChannel, seedToken, seedUser } from './support/relay-seed.ts';
+import { seedChannel, seedToken, seedUser, settledLogs } from './support/relay-seed.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
 /**
@@ -26,20 +27,7 @@ describe('relay: streaming policy', () => {
     await mock?.close();
   });
 
-  /** The request's log rows, waiting a little for a request the client abandoned to settle. */
-  async function logsFor(requestId: string) {
-    for (let i = 0; i < 50; i++) {
-      await flushLedger(server.ctx);
-      const rows = await server.ctx.logDb.db
-        .selectFrom('logs')
-        .selectAll()
-        .where('request_id', '=', requestId)
-        .execute();
-      if (rows.length) return rows;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    return [];
-  }
+  const logsFor = (requestId: string) => settledLogs(server.ctx, requestId);
 
   const streamRequest = (model: string, extra: object = {}, signal?: AbortSignal) =>
     fetch(`${server.url}/v1/chat/completions`, {
@@ -81,15 +69,9 @@ describe('relay: streaming policy', () => {
   it('bills an upstream that fails mid-stream for what it produced, and tells the client', async () => {
     await seedChannel(server.ctx, { baseUrl: mock.url, key: 'sk-midstream', models: ['gpt-4o'] });
     const client = new OpenAI({ apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
-    const { data: stream, response } = await client.chat.completions
-      .create({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'hi' }] })
-      .withResponse();
-    let text = '';
-    const err = await (async () => {
-      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
-    })().catch((e) => e);
+    const { text, err, requestId } = await readChatStream(client, 'gpt-4o');
     expect(err).toBeInstanceOf(Error);
-    const rows = await logsFor(response.headers.get('x-oneapi-request-id') as string);
+    const rows = await logsFor(requestId);
     expect(rows).toHaveLength(1);
     expect(rows[0].completion_tokens).toBeGreaterThan(0);
     expect(rows[0].quota).toBeGreaterThan(0);
@@ -101,16 +83,10 @@ describe('relay: streaming policy', () => {
     // Before one path served every format, the OpenAI-only relay closed such a stream with [DONE] as if whole.
     await seedChannel(server.ctx, { baseUrl: mock.url, key: 'sk-truncated', models: ['gpt-4o-mini'] });
     const client = new OpenAI({ apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
-    const { data: stream, response } = await client.chat.completions
-      .create({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'hi' }] })
-      .withResponse();
-    let text = '';
-    const err = await (async () => {
-      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
-    })().catch((e) => e);
+    const { text, err, requestId } = await readChatStream(client, 'gpt-4o-mini');
     expect(err).toBeInstanceOf(Error);
     expect(text.length).toBeGreaterThan(0);
-    const [log] = await logsFor(response.headers.get('x-oneapi-request-id') as string);
+    const [log] = await logsFor(requestId);
     expect(log.completion_tokens).toBeGreaterThan(0);
     expect(log.content).toContain('upstream failed mid-stream');
   });

@@ -1,7 +1,8 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readChatStream } from './support/chat-stream.ts';
 import { type MockUpstream, startMockUpstream } from './support/mock-upstream.ts';
-import { flushLedger, seedChannel, seedToken, seedUser } from './support/relay-seed.ts';
+import { seedChannel, seedToken, seedUser, settledLogs } from './support/relay-seed.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
 /**
@@ -26,37 +27,18 @@ describe('relay: an upstream that goes silent', () => {
     await mock?.close();
   });
 
-  /** The request's log row, once it has settled (the client may see the error first). */
-  async function logFor(requestId: string) {
-    for (let i = 0; i < 50; i++) {
-      await flushLedger(server.ctx);
-      const row = await server.ctx.logDb.db
-        .selectFrom('logs')
-        .selectAll()
-        .where('request_id', '=', requestId)
-        .executeTakeFirst();
-      if (row) return row;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`no log row for ${requestId}`);
-  }
-
   it('ends a stream that stops mid-way after STREAMING_TIMEOUT, billing what it produced', async () => {
     await seedChannel(server.ctx, { baseUrl: mock.url, key: 'sk-stall', models: ['gpt-4o'] });
     const started = Date.now();
-    const { data: stream, response } = await client.chat.completions
-      .create({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'hi' }] })
-      .withResponse();
-    let text = '';
-    const err = await (async () => {
-      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
-    })().catch((e) => e);
+    const { text, err, requestId } = await readChatStream(client, 'gpt-4o');
     const took = Date.now() - started;
     expect(err).toBeInstanceOf(Error);
     expect(text.length).toBeGreaterThan(0);
     expect(took).toBeGreaterThanOrEqual(2000);
     expect(took).toBeLessThan(4000);
-    const log = await logFor(response.headers.get('x-oneapi-request-id') as string);
+    const rows = await settledLogs(server.ctx, requestId);
+    expect(rows).toHaveLength(1);
+    const log = rows[0];
     expect(log.completion_tokens).toBeGreaterThan(0);
     expect(log.quota).toBeGreaterThan(0);
     expect(log.content).toContain('upstream failed mid-stream');

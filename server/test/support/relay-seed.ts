@@ -159,3 +159,18 @@ export async function seedChannel(
 export async function flushLedger(ctx: AppContext) {
   await relayState(ctx).writer.flush();
 }
+
+/** A request's usage log rows, flushing and waiting up to 5 s for it to settle (a client may see an error first). */
+export async function settledLogs(ctx: AppContext, requestId: string) {
+  for (let i = 0; i < 50; i++) {
+    await flushLedger(ctx);
+    const rows = await ctx.logDb.db
+      .selectFrom('logs')
+      .selectAll()
+      .where('request_id', '=', requestId)
+      .execute();
+    if (rows.length) return rows;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return [];
+}
